@@ -1,0 +1,1 @@
+"""Subcommands of the ``trimsa`` command line (one module each)."""

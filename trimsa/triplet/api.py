@@ -1,0 +1,436 @@
+"""Exact 3-way alignment: scores of triplet batches and optimal alignments.
+
+Modes (``H`` is the ``(|A|+1) x (|B|+1) x (|C|+1)`` cube of best prefix
+scores; a column scores the sum of its three pairs):
+
+``global``
+    ``H[0,0,0] = 0``; the faces follow the same recurrence with the missing
+    predecessors left out (so ``H[i,0,0] = 2 i gap``). The score is
+    ``H[|A|,|B|,|C|]``.
+``semiglobal``
+    ``H = 0`` on the three faces ``i = 0``, ``j = 0``, ``k = 0``: residues
+    before the point where the alignment starts are free. The score is the
+    maximum of ``H`` over the three far faces ``i = |A|``, ``j = |B|``,
+    ``k = |C|``: residues after it are free too.
+``local``
+    As semiglobal, and every cell is floored at 0; the score is the maximum
+    over all cells (0 when nothing scores positive).
+
+In a semiglobal or local alignment the unscored residues before and after
+the aligned core are written as flanks, one residue per column against two
+gaps (first ``a``'s, then ``b``'s, then ``c``'s), so that they claim no
+homology.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from .. import _numba
+from ..errors import OptionError, TooFewSequencesError
+from ..io import SequenceSet, as_sequence_set, encode_records
+from ..scoring import Scoring
+
+Mode = Literal["global", "semiglobal", "local"]
+Device = Literal["auto", "cpu", "gpu"]
+
+MODES = {"global": 0, "semiglobal": 1, "local": 2}
+DEVICES = ("auto", "cpu", "gpu")
+
+#: Largest cube (cells) traced back in full; larger ones use divide and conquer.
+CUBE_CELLS = 1 << 22
+#: Triplets scored per call of the kernel (bounds the output and index memory).
+BATCH_TRIPLETS = 1 << 20
+
+
+@dataclass(frozen=True)
+class TripletAlignment:
+    """An optimal alignment of three sequences.
+
+    Attributes
+    ----------
+    rows
+        The three aligned rows (input characters and ``-``), of equal length.
+    score
+        Its score under the mode and scoring used.
+    mode
+        ``"global"``, ``"semiglobal"`` or ``"local"``.
+    core
+        ``((i0, j0, k0), (i1, j1, k1))``: the residues ``a[i0:i1]``,
+        ``b[j0:j1]``, ``c[k0:k1]`` form the scored part (all of them for
+        global alignments).
+    names
+        Names of the three sequences, when known.
+    """
+
+    rows: tuple
+    score: int
+    mode: str = "global"
+    core: tuple = ((0, 0, 0), (0, 0, 0))
+    names: tuple = ("a", "b", "c")
+
+    def __str__(self) -> str:
+        return "\n".join(self.rows)
+
+    def to_fasta(self) -> str:
+        return "".join(f">{n}\n{r}\n" for n, r in zip(self.names, self.rows))
+
+    def to_biopython(self):
+        """The alignment as a :class:`Bio.Align.MultipleSeqAlignment`."""
+        from Bio.Align import MultipleSeqAlignment
+        from Bio.Seq import Seq
+        from Bio.SeqRecord import SeqRecord
+
+        return MultipleSeqAlignment(
+            [SeqRecord(Seq(r), id=n, description="") for n, r in zip(self.names, self.rows)]
+        )
+
+
+def _check_mode(mode: str) -> int:
+    if mode not in MODES:
+        raise OptionError(f"unknown mode {mode!r}; choose one of: {', '.join(MODES)}")
+    return MODES[mode]
+
+
+def resolve_device(device: str, *, announce: bool = True) -> str:
+    """``"cpu"`` or ``"gpu"`` for a requested device; ``auto`` says on stderr which it took."""
+    if device not in DEVICES:
+        raise OptionError(f"unknown device {device!r}; choose one of: {', '.join(DEVICES)}")
+    if device == "cpu":
+        return "cpu"
+    from . import _gpu
+
+    if device == "gpu":
+        _gpu.require()
+        return "gpu"
+    name = _gpu.available()
+    if name:
+        if announce:
+            print(f"trimsa: using GPU {name}", file=sys.stderr)
+        return "gpu"
+    return "cpu"
+
+
+def all_triplets(n: int) -> np.ndarray:
+    """All ``C(n, 3)`` triplets ``i < j < k`` in lexicographic order, ``int32 (T, 3)``."""
+    blocks = list(iter_all_triplets(n))
+    if not blocks:
+        return np.zeros((0, 3), dtype=np.int32)
+    return np.concatenate(blocks)
+
+
+def iter_all_triplets(n: int, batch: int = BATCH_TRIPLETS):
+    """:func:`all_triplets` in blocks of about ``batch`` rows (memory stays bounded)."""
+    pending = []
+    size = 0
+    for i in range(max(0, n - 2)):
+        jj, kk = np.triu_indices(n - i - 1, 1)
+        block = np.empty((jj.size, 3), dtype=np.int32)
+        block[:, 0] = i
+        block[:, 1] = jj + i + 1
+        block[:, 2] = kk + i + 1
+        pending.append(block)
+        size += jj.size
+        if size >= batch:
+            yield np.concatenate(pending)
+            pending, size = [], 0
+    if pending:
+        yield np.concatenate(pending)
+
+
+def _check_triplets(triplets, n: int) -> np.ndarray:
+    trip = np.asarray(triplets)
+    if trip.size == 0:
+        return np.zeros((0, 3), dtype=np.int32)
+    if trip.ndim != 2 or trip.shape[1] != 3:
+        raise OptionError(f"triplets must have shape (T, 3), got {trip.shape}")
+    if not np.issubdtype(trip.dtype, np.integer):
+        raise OptionError("triplet indices must be integers")
+    if trip.min() < 0 or trip.max() >= n:
+        bad = int(np.flatnonzero((trip < 0).any(1) | (trip >= n).any(1))[0])
+        raise OptionError(
+            f"triplet {bad} {tuple(int(x) for x in trip[bad])} has an index outside 0..{n - 1}"
+        )
+    return np.ascontiguousarray(trip, dtype=np.int32)
+
+
+def _scoring_for(seqs: SequenceSet, scoring: Scoring | None) -> Scoring:
+    if scoring is None:
+        return Scoring.for_alphabet(seqs.alphabet)
+    if scoring.alphabet != seqs.alphabet:
+        raise OptionError(
+            f"scoring is for the {scoring.alphabet.name} alphabet but the sequences "
+            f"were read as {seqs.alphabet.name}"
+        )
+    return scoring
+
+
+def _check_overflow(seqs: SequenceSet, scoring: Scoring) -> None:
+    # |H| <= 3 * max|score| * (la + lb + lc); int32 holds it while this stays < 2^29
+    longest = int(np.sort(seqs.lengths)[-3:].sum()) if len(seqs) else 0
+    if 3 * scoring.max_abs() * longest >= (1 << 29):
+        raise OptionError("sequences too long for these scores (32-bit overflow); use smaller scores")
+
+
+def score_triplets(seqs, triplets=None, *, mode: Mode = "global", scoring: Scoring | None = None,
+                   device: Device = "cpu", threads: int = 0) -> np.ndarray:
+    """Exact 3-way alignment scores of many triplets.
+
+    Parameters
+    ----------
+    seqs
+        A :class:`~trimsa.io.SequenceSet`, a FASTA path, SeqRecords,
+        ``(name, sequence)`` pairs or strings.
+    triplets
+        ``(T, 3)`` integer indices into ``seqs``; ``None`` scores all
+        ``C(n, 3)`` triplets ``i < j < k`` in lexicographic order
+        (:func:`all_triplets`).
+    mode
+        ``"global"``, ``"semiglobal"`` or ``"local"``.
+    scoring
+        Defaults to :meth:`Scoring.for_alphabet` of the sequences' alphabet.
+    device
+        ``"cpu"``, ``"gpu"`` or ``"auto"`` (GPU when CuPy sees one).
+    threads
+        CPU threads (0 = all cores).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``int64`` scores, one per triplet, in the order given.
+
+    Examples
+    --------
+    >>> score_triplets(["ACGT", "ACGT", "ACGT"]).tolist()
+    [12]
+    """
+    seqs = as_sequence_set(seqs)
+    m = _check_mode(mode)
+    sc = _scoring_for(seqs, scoring)
+    if triplets is None:
+        seqs.require(3, "triplet scoring")
+        n = len(seqs)
+        total = n * (n - 1) * (n - 2) // 6
+        blocks = iter_all_triplets(n)
+    else:
+        trip = _check_triplets(triplets, len(seqs))
+        total = trip.shape[0]
+        blocks = (trip[lo:lo + BATCH_TRIPLETS] for lo in range(0, total, BATCH_TRIPLETS))
+    _check_overflow(seqs, sc)
+    dev = resolve_device(device)
+    out = np.empty(total, dtype=np.int64)
+    if dev == "gpu":
+        from . import _gpu
+
+        run = lambda part, dst: _gpu.score_triplets(seqs, part, m, sc, out=dst)  # noqa: E731
+    else:
+        from . import _cpu
+
+        nthreads = _numba.set_threads(threads)
+
+        def run(part, dst):
+            nchunks = max(1, min(part.shape[0], 8 * nthreads))
+            _cpu.score_batch(seqs.codes, seqs.offsets, part, sc.table, np.int32(sc.gap),
+                             m, m, dst, nchunks)
+    pos = 0
+    for part in blocks:
+        run(part, out[pos:pos + part.shape[0]])
+        pos += part.shape[0]
+    return out
+
+
+# -- tracebacks ----------------------------------------------------------------
+
+def _global_moves(a, b, c, sub, gap) -> np.ndarray:
+    """Moves of an optimal global alignment: full cube when small, else divide and conquer.
+
+    The divide step splits the longest sequence at its middle ``m``: the best
+    ``(j, k)`` of ``F[m, j, k] + R[m, j, k]`` (forward sweep of the prefixes
+    and of the reversed suffixes) is a cell of an optimal path; the two halves
+    are solved independently. Memory stays quadratic in the lengths.
+    """
+    from . import _cpu
+
+    la, lb, lc = len(a), len(b), len(c)
+    if (la + 1) * (lb + 1) * (lc + 1) <= CUBE_CELLS or max(la, lb, lc) <= 1:
+        return _cpu.cube_moves(a, b, c, sub, gap)[1]
+    # split along the longest sequence; the score is symmetric in the three
+    order = np.argsort([-la, -lb, -lc], kind="stable")
+    seqs3 = (a, b, c)
+    x, y, z = (seqs3[o] for o in order)
+    lx, ly, lz = len(x), len(y), len(z)
+    mid = lx // 2
+    fwd = _cpu.last_plane(x[:mid], y, z, sub, gap)
+    rev = _cpu.last_plane(x[mid:][::-1].copy(), y[::-1].copy(), z[::-1].copy(), sub, gap)
+    total = fwd.astype(np.int64) + rev[::-1, ::-1]
+    flat = int(np.argmax(total))
+    j, k = divmod(flat, lz + 1)
+    left = _global_moves(x[:mid], y[:j], z[:k], sub, gap)
+    right = _global_moves(x[mid:], y[j:], z[k:], sub, gap)
+    moves = np.concatenate([left, right])
+    # map the bits of (x, y, z) back to (a, b, c)
+    out = np.zeros_like(moves)
+    for src, dst in enumerate(order):
+        out |= ((moves >> src) & 1) << dst
+    return out
+
+
+def _rows_from_moves(strs, core, moves) -> tuple:
+    """Build the three rows: flanks before, the core from ``moves``, flanks after."""
+    (i0, j0, k0), (i1, j1, k1) = core
+    a, b, c = strs
+    rows = [[], [], []]
+
+    def flank(pieces):
+        for r, piece in enumerate(pieces):
+            for ch in piece:
+                for q in range(3):
+                    rows[q].append(ch if q == r else "-")
+
+    flank((a[:i0], b[:j0], c[:k0]))
+    pos = [i0, j0, k0]
+    for m in moves.tolist():
+        for q, s in enumerate(strs):
+            if m >> q & 1:
+                rows[q].append(s[pos[q]])
+                pos[q] += 1
+            else:
+                rows[q].append("-")
+    flank((a[i1:], b[j1:], c[k1:]))
+    return tuple("".join(r) for r in rows)
+
+
+def _align_codes(ca, cb, cc, m: int, sc: Scoring):
+    """(score, core box, moves) of one triplet of code arrays."""
+    from . import _cpu
+
+    sub = sc.table
+    gap = np.int32(sc.gap)
+    if m == 0:
+        box = (0, 0, 0, len(ca), len(cb), len(cc))
+        score = None
+    else:
+        score, bx = _cpu.find_box(ca, cb, cc, sub, gap, m)
+        box = tuple(int(v) for v in bx)
+    sa, sb, scc = ca[box[0]:box[3]], cb[box[1]:box[4]], cc[box[2]:box[5]]
+    moves = _global_moves(sa, sb, scc, sub, gap)
+    core_score = _moves_score(sa, sb, scc, moves, sc)
+    if score is not None and core_score != score:
+        raise AssertionError("internal error: traceback does not reach the optimal score")
+    return core_score, box, moves
+
+
+def _moves_score(a, b, c, moves, sc: Scoring) -> int:
+    """Score of the core given by ``moves`` (an independent check of the traceback)."""
+    pos = [0, 0, 0]
+    seqs3 = (a, b, c)
+    total = 0
+    for m in moves.tolist():
+        col = []
+        for q in range(3):
+            if m >> q & 1:
+                col.append(int(seqs3[q][pos[q]]))
+                pos[q] += 1
+            else:
+                col.append(-1)
+        total += sc.pair(col[0], col[1]) + sc.pair(col[0], col[2]) + sc.pair(col[1], col[2])
+    return total
+
+
+def align_triplet(a, b, c, *, mode: Mode = "global", scoring: Scoring | None = None,
+                  alphabet=None) -> TripletAlignment:
+    """An optimal alignment of three sequences and its score.
+
+    ``a``, ``b`` and ``c`` are strings, Biopython ``Seq``/``SeqRecord``
+    objects or ``(name, sequence)`` pairs. Small cubes are traced back in full;
+    larger ones by divide and conquer in quadratic memory (three 1,000-residue
+    sequences need a few tens of MB).
+
+    Examples
+    --------
+    >>> aln = align_triplet("ACGT", "AGT", "ACGT")
+    >>> print(aln)
+    ACGT
+    A-GT
+    ACGT
+    >>> aln.score
+    6
+    """
+    records = []
+    for idx, item in enumerate((a, b, c)):
+        default = "abc"[idx]
+        if hasattr(item, "seq") and hasattr(item, "id"):
+            records.append((item.id, item.description or item.id, str(item.seq)))
+        elif isinstance(item, tuple) and len(item) == 2:
+            records.append((str(item[0]), str(item[0]), str(item[1])))
+        else:
+            records.append((default, default, str(item)))
+    if len({r[0] for r in records}) < 3:
+        records = [(f"{r[0]}_{i + 1}", r[1], r[2]) for i, r in enumerate(records)]
+    seqs = encode_records(records, alphabet, "<triplet>")
+    return align_triplets(seqs, [[0, 1, 2]], mode=mode, scoring=scoring)[0]
+
+
+def align_triplets(seqs, triplets, *, mode: Mode = "global", scoring: Scoring | None = None,
+                   threads: int = 0) -> list:
+    """Optimal alignments of many triplets (a list of :class:`TripletAlignment`).
+
+    Triplets whose cube fits :data:`CUBE_CELLS` are aligned in parallel
+    through full cubes; the others one at a time by divide and conquer.
+    """
+    seqs = as_sequence_set(seqs)
+    m = _check_mode(mode)
+    sc = _scoring_for(seqs, scoring)
+    trip = _check_triplets(triplets, len(seqs))
+    _check_overflow(seqs, sc)
+    nthreads = _numba.set_threads(threads)
+    from . import _cpu
+
+    lens = seqs.lengths
+    L = lens[trip].astype(np.int64) if trip.size else np.zeros((0, 3), np.int64)
+    cells = np.prod(L + 1, axis=1) if trip.size else np.zeros(0, np.int64)
+    small = np.flatnonzero(cells <= CUBE_CELLS)
+    results = [None] * trip.shape[0]
+    if small.size:
+        # keep the cubes of the parallel chunks within a few CUBE_CELLS at once
+        for lo in range(0, small.size, 4096):
+            part = small[lo:lo + 4096]
+            pt = trip[part]
+            span = L[part].sum(axis=1)
+            move_off = np.zeros(part.size + 1, dtype=np.int64)
+            move_off[1:] = np.cumsum(span)
+            moves = np.zeros(int(move_off[-1]), dtype=np.uint8)
+            scores = np.empty(part.size, dtype=np.int64)
+            boxes = np.empty((part.size, 6), dtype=np.int64)
+            nchunks = max(1, min(part.size, 4 * nthreads))
+            _cpu.align_batch_cube(seqs.codes, seqs.offsets, pt, sc.table, np.int32(sc.gap), m,
+                                  scores, boxes, moves, move_off, nchunks)
+            for q, t in enumerate(part):
+                mv = moves[move_off[q]:move_off[q + 1]]
+                mv = mv[mv != 0]
+                results[t] = _make(seqs, trip[t], int(scores[q]), boxes[q], mv, mode)
+    for t in np.flatnonzero(cells > CUBE_CELLS):
+        ca, cb, cc = (seqs.code(int(x)) for x in trip[t])
+        score, box, mv = _align_codes(ca, cb, cc, m, sc)
+        results[t] = _make(seqs, trip[t], score, box, mv, mode)
+    return results
+
+
+def _make(seqs: SequenceSet, tri, score, box, moves, mode) -> TripletAlignment:
+    idx = [int(x) for x in tri]
+    strs = tuple(seqs.sequences[i] for i in idx)
+    core = (tuple(int(v) for v in box[:3]), tuple(int(v) for v in box[3:]))
+    rows = _rows_from_moves(strs, core, moves)
+    return TripletAlignment(rows=rows, score=int(score), mode=mode, core=core,
+                            names=tuple(seqs.names[i] for i in idx))
+
+
+def require_three(seqs: SequenceSet) -> None:
+    if len(seqs) != 3:
+        raise TooFewSequencesError(
+            f"{seqs.source}: align3 needs exactly 3 sequences, found {len(seqs)}"
+        )
