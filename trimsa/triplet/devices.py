@@ -1,0 +1,163 @@
+"""Triplet scoring on every GPU of one machine.
+
+One host thread per device: the triplets are split into one part per device
+(:func:`trimsa.triplet.plan.partition`), each thread enters its device's
+context and scores its part in memory-bounded batches
+(:func:`trimsa.triplet.plan.memory_batches`), and writes each batch's scores
+into the shared output at the batch's input positions. The output is in
+input order and equal to what one device computes (each score depends only
+on its triplet).
+
+The per-device work goes through a small backend object
+(:class:`CupyBackend` for real GPUs), so that the orchestration can be tested
+on the CPU with a fake backend.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from ..errors import OptionError
+from . import plan
+
+#: Fraction of a device's free memory a run may plan to use.
+MEMORY_FRACTION = 0.6
+
+
+class CupyBackend:
+    """Scores on CUDA devices through :mod:`trimsa.triplet._gpu` and CuPy."""
+
+    name = "gpu"
+
+    def __init__(self):
+        from . import _gpu
+
+        _gpu.require()
+        import cupy
+
+        self._gpu = _gpu
+        self._cupy = cupy
+
+    def count(self) -> int:
+        return int(self._cupy.cuda.runtime.getDeviceCount())
+
+    def context(self, device: int):
+        return self._cupy.cuda.Device(device)
+
+    def free_bytes(self, device: int) -> int:
+        with self._cupy.cuda.Device(device):
+            pool = self._cupy.get_default_memory_pool()
+            return int(self._cupy.cuda.runtime.memGetInfo()[0] + pool.free_bytes())
+
+    def memory_model(self, seqs) -> plan.MemoryModel:
+        return plan.memory_model("gpu", sequence_bytes=seqs.codes.nbytes + seqs.offsets.nbytes)
+
+    def score(self, seqs, trip, mode: int, scoring, out) -> None:
+        self._gpu.score_triplets(seqs, trip, mode, scoring, out=out)
+
+
+def select_devices(gpus, count: int) -> list:
+    """Device numbers to use: ``None`` = all ``count`` visible ones, else the given list."""
+    if count < 1:
+        raise OptionError("no GPU is visible")
+    if gpus is None:
+        return list(range(count))
+    if isinstance(gpus, str):
+        gpus = parse_gpus(gpus)
+    devs = [int(g) for g in gpus]
+    if not devs:
+        raise OptionError("the list of GPUs is empty")
+    bad = [d for d in devs if d < 0 or d >= count]
+    if bad:
+        raise OptionError(f"GPU {bad[0]} does not exist; visible GPUs are 0..{count - 1}")
+    if len(set(devs)) != len(devs):
+        raise OptionError(f"GPU list {devs} names a device twice")
+    return devs
+
+
+def parse_gpus(text: str) -> list:
+    """``"0,1"`` -> ``[0, 1]`` (the ``--gpus`` option)."""
+    try:
+        devs = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise OptionError(f"--gpus takes comma-separated device numbers like 0,1; got {text!r}")
+    if not devs:
+        raise OptionError("--gpus is empty")
+    return devs
+
+
+def score_on_devices(seqs, trip, mode: int, scoring, *, gpus=None, partition: str = "dynamic",
+                     backend=None, rate: plan.Rate | None = None, budget: int | None = None,
+                     out: np.ndarray | None = None) -> np.ndarray:
+    """Scores of ``trip`` computed on several devices at once, in input order.
+
+    Parameters
+    ----------
+    seqs
+        A :class:`~trimsa.io.SequenceSet`.
+    trip
+        ``(T, 3)`` int32 triplet indices (already checked).
+    mode
+        Mode number (0 global, 1 semiglobal, 2 local).
+    scoring
+        The :class:`~trimsa.scoring.Scoring`.
+    gpus
+        Device numbers, or ``None`` for every visible device.
+    partition
+        ``"dynamic"`` (default), ``"blocked"`` or ``"interleaved"``.
+    backend
+        Per-device backend (default :class:`CupyBackend`); it needs
+        ``count()``, ``context(i)``, ``free_bytes(i)``, ``memory_model(seqs)``
+        and ``score(seqs, trip, mode, scoring, out)``.
+    rate
+        Cost model for the dynamic partition (default: the GPU default).
+    budget
+        Bytes per device (default :data:`MEMORY_FRACTION` of its free memory).
+    out
+        Optional ``int64`` output of length ``T``.
+    """
+    backend = backend or CupyBackend()
+    plan.check_scheme(partition)
+    devs = select_devices(gpus, backend.count())
+    trip = np.asarray(trip)
+    T = trip.shape[0]
+    if out is None:
+        out = np.empty(T, dtype=np.int64)
+    if T == 0:
+        return out
+    costs = plan.triplet_costs(seqs.lengths, trip, rate or plan.DEFAULT_RATES["gpu"])
+    parts = plan.partition(costs, len(devs), partition)
+    model = backend.memory_model(seqs)
+    written = np.zeros(T, dtype=np.int8)
+    lock = threading.Lock()
+
+    def run(dev, idx):
+        if idx.size == 0:
+            return
+        ctx = backend.context(dev)
+        with ctx if ctx is not None else contextlib.nullcontext():
+            cap = budget if budget is not None else int(backend.free_bytes(dev) * MEMORY_FRACTION)
+            sub = trip[idx]
+            for sl in plan.memory_batches(seqs.lengths, sub, model, cap):
+                res = np.empty(sl.stop - sl.start, dtype=np.int64)
+                backend.score(seqs, np.ascontiguousarray(sub[sl]), mode, scoring, res)
+                pos = idx[sl]
+                with lock:
+                    written[pos] += 1
+                out[pos] = res
+
+    if len(devs) == 1:
+        run(devs[0], parts[0])
+    else:
+        with ThreadPoolExecutor(max_workers=len(devs), thread_name_prefix="trimsa-gpu") as ex:
+            futures = [ex.submit(run, d, p) for d, p in zip(devs, parts)]
+            for f in futures:
+                f.result()
+    if not (written == 1).all():  # pragma: no cover - would be a bug in the partition
+        raise AssertionError("internal error: a triplet was scored %s times"
+                             % int(written[written != 1][0]))
+    return out
