@@ -304,7 +304,14 @@ def score_triplets_distributed(seqs, triplets=None, *, mode: str = "global", sco
             order = list(range(W))
             pinned = {p: workers[p] for p in order}
         payload = Payload(uuid.uuid4().hex, seqs.codes, seqs.offsets, seqs.alphabet)
-        [data] = client.scatter([payload], broadcast=True, hash=False)
+        shared = {"data": None}
+
+        def data():
+            # (re)broadcast the sequences when no worker holds them any more
+            if shared["data"] is None or shared["data"].status != "finished":
+                [shared["data"]] = client.scatter([payload], broadcast=True, hash=False)
+            return shared["data"]
+
         written = np.zeros(T, dtype=np.int8)
         tries = {p: 0 for p in order}
         part_of = {}
@@ -315,7 +322,7 @@ def score_triplets_distributed(seqs, triplets=None, *, mode: str = "global", sco
                 kw = {"workers": [pinned[p]], "allow_other_workers": True}
             key = f"trimsa-part-{p}-{uuid.uuid4().hex}"
             part_of[key] = p
-            return client.submit(_run_part, data, p, trip[parts[p]], mode, sc, device, threads,
+            return client.submit(_run_part, data(), p, trip[parts[p]], mode, sc, device, threads,
                                  scorer, pure=False, key=key, **kw)
 
         pending = list(order)
@@ -339,7 +346,7 @@ def score_triplets_distributed(seqs, triplets=None, *, mode: str = "global", sco
             out[parts[p]] = scores
             if pending:
                 ac.add(submit(pending.pop(0)))
-        client.cancel(data)
+        client.cancel(shared["data"])
     if not (written == 1).all():  # pragma: no cover - would be a bug here or in the partition
         raise AssertionError("internal error: a triplet's score was written %d times"
                              % int(written[written != 1][0]))

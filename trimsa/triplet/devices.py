@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -150,13 +149,25 @@ def score_on_devices(seqs, trip, mode: int, scoring, *, gpus=None, partition: st
                     written[pos] += 1
                 out[pos] = res
 
+    errors = []
+
+    def guarded(dev, idx):
+        try:
+            run(dev, idx)
+        except BaseException as exc:  # re-raised in the calling thread
+            errors.append(exc)
+
     if len(devs) == 1:
         run(devs[0], parts[0])
     else:
-        with ThreadPoolExecutor(max_workers=len(devs), thread_name_prefix="trimsa-gpu") as ex:
-            futures = [ex.submit(run, d, p) for d, p in zip(devs, parts)]
-            for f in futures:
-                f.result()
+        threads = [threading.Thread(target=guarded, args=(d, p), name=f"trimsa-gpu{d}")
+                   for d, p in zip(devs, parts)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        if errors:
+            raise errors[0]
     if not (written == 1).all():  # pragma: no cover - would be a bug in the partition
         raise AssertionError("internal error: a triplet was scored %s times"
                              % int(written[written != 1][0]))

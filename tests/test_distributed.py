@@ -1,0 +1,210 @@
+"""Triplet scoring on a local Dask cluster (trimsa.distributed)."""
+
+import functools
+import os
+import sys
+
+import numpy as np
+import pytest
+
+from trimsa.errors import BackendUnavailableError, OptionError
+from trimsa.io import as_sequence_set
+from trimsa.triplet import plan, score_triplets
+
+distributed = pytest.importorskip("distributed")
+cloudpickle = pytest.importorskip("cloudpickle")
+dask = pytest.importorskip("dask")
+
+from trimsa import distributed as tdist  # noqa: E402
+
+# the scorers below must reach the worker processes by value
+cloudpickle.register_pickle_by_value(sys.modules[__name__])
+
+
+@pytest.fixture(scope="module")
+def client():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=":0", silence_logs=40) as cluster:
+        with distributed.Client(cluster) as c:
+            c.wait_for_workers(2, timeout=60)
+            yield c
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(7)
+    lengths = np.concatenate([rng.integers(2, 12, 8), rng.integers(25, 45, 4)])
+    seqs = as_sequence_set(["".join(rng.choice(list("ACGT"), int(n))) for n in lengths])
+    trip = rng.integers(0, len(seqs), (90, 3)).astype(np.int32)
+    return seqs, trip
+
+
+def _reference(seqs, trip, mode="global"):
+    return score_triplets(seqs, trip, mode=mode, device="cpu", threads=1)
+
+
+@pytest.mark.parametrize("scheme", plan.SCHEMES)
+def test_cluster_equals_the_cpu_engine(client, data, scheme):
+    seqs, trip = data
+    got = tdist.score_triplets_distributed(seqs, trip, scheduler=client, partition=scheme,
+                                           device="cpu")
+    np.testing.assert_array_equal(got, _reference(seqs, trip))
+
+
+def test_all_triplets_local_mode_and_auto_device(client, data):
+    seqs, _trip = data
+    got = tdist.score_triplets_distributed(seqs, mode="local", scheduler=client,
+                                           parts_per_worker=3)
+    np.testing.assert_array_equal(got, score_triplets(seqs, mode="local", device="cpu"))
+
+
+def _record_pid(seqs, trip, mode, scoring, device, threads):
+    """A scorer that answers with the worker's process id (which worker ran what)."""
+    return np.full(trip.shape[0], os.getpid(), dtype=np.int64)
+
+
+def test_static_parts_go_one_to_each_worker(client, data):
+    seqs, trip = data
+    pids = tdist.score_triplets_distributed(seqs, trip, scheduler=client, partition="blocked",
+                                            scorer=_record_pid)
+    halves = plan.blocked(trip.shape[0], 2)
+    assert {int(pids[h[0]]) for h in halves} == {int(pids[h][0]) for h in halves}
+    assert len({int(pids[h[0]]) for h in halves}) == 2
+    for h in halves:
+        assert (pids[h] == pids[h[0]]).all()
+
+
+def _kill_once(seqs, trip, mode, scoring, device, threads, *, marker):
+    """Kill this worker process the first time any part is scored."""
+    try:
+        fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+    except FileExistsError:
+        return tdist.score_part(seqs, trip, mode, scoring, device, threads)
+    os.write(fd, str(os.getpid()).encode())
+    os.close(fd)
+    os._exit(1)
+
+
+@pytest.mark.parametrize("scheme", ["dynamic", "blocked"])
+def test_a_killed_worker_loses_nothing(client, data, tmp_path, scheme):
+    seqs, trip = data
+    marker = tmp_path / "killed"
+    scorer = functools.partial(_kill_once, marker=str(marker))
+    got = tdist.score_triplets_distributed(seqs, trip, scheduler=client, partition=scheme,
+                                           device="cpu", scorer=scorer)
+    assert marker.exists()  # a worker really died mid-run
+    np.testing.assert_array_equal(got, _reference(seqs, trip))
+    client.wait_for_workers(2, timeout=60)  # the nanny restarts it for the next tests
+
+
+def _always_fail(seqs, trip, mode, scoring, device, threads):
+    raise ArithmeticError("scorer failed")
+
+
+def test_a_failing_scorer_is_not_retried_forever(client, data):
+    seqs, trip = data
+    with pytest.raises(ArithmeticError, match="scorer failed"):
+        tdist.score_triplets_distributed(seqs, trip, scheduler=client, scorer=_always_fail)
+
+
+def _wrong_length(seqs, trip, mode, scoring, device, threads):
+    return np.zeros(trip.shape[0] + 1, dtype=np.int64)
+
+
+def test_a_short_answer_is_caught(client, data):
+    seqs, trip = data
+    with pytest.raises(RuntimeError, match="scores for"):
+        tdist.score_triplets_distributed(seqs, trip, scheduler=client, scorer=_wrong_length)
+
+
+def test_score_part_batches_to_the_memory_budget(data, monkeypatch):
+    seqs, trip = data
+    calls = []
+    real = tdist.plan.memory_batches
+
+    def spy(*args, **kw):
+        batches = real(*args, **kw)
+        calls.append(len(batches))
+        return batches
+
+    model = plan.memory_model("cpu", threads=1,
+                              sequence_bytes=seqs.codes.nbytes + seqs.offsets.nbytes)
+    budget = max(plan.batch_bytes(seqs.lengths, trip[t:t + 1], model) for t in range(len(trip)))
+    budget += 20 * plan.INDEX_OUT_BYTES  # room for about 20 triplets more than the largest
+    monkeypatch.setattr(tdist, "_worker_budget", lambda device: budget)
+    monkeypatch.setattr(tdist.plan, "memory_batches", spy)
+    got = tdist.score_part(seqs, trip, "global", None, "cpu", 1)
+    np.testing.assert_array_equal(got, _reference(seqs, trip))
+    assert calls and calls[0] >= len(trip) // 21
+
+
+@pytest.mark.slow
+def test_local_scheduler_string(data):
+    seqs, trip = data
+    got = tdist.score_triplets_distributed(seqs, trip[:20], scheduler="local:2", device="cpu")
+    np.testing.assert_array_equal(got, _reference(seqs, trip[:20]))
+
+
+def test_parse_scheduler():
+    assert tdist.parse_scheduler("local:3") == ("local", 3)
+    assert tdist.parse_scheduler("tls://h:1") == ("address", "tls://h:1")
+    for bad in ("local:0", "local:x", "h:8786", "tcp://", ""):
+        with pytest.raises(OptionError, match="--scheduler"):
+            tdist.parse_scheduler(bad)
+
+
+def test_bad_options(data):
+    seqs, trip = data
+    with pytest.raises(OptionError, match="unknown partition"):
+        tdist.score_triplets_distributed(seqs, trip, scheduler="local:1", partition="cyclic")
+    with pytest.raises(OptionError, match="unknown device"):
+        tdist.score_triplets_distributed(seqs, trip, scheduler="local:1", device="tpu")
+
+
+def test_missing_dask_says_what_to_install(monkeypatch, data):
+    seqs, trip = data
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    with pytest.raises(BackendUnavailableError, match=r"trimsa\[dist\]"):
+        tdist.score_triplets_distributed(seqs, trip, scheduler="local:1")
+
+
+def _cluster(n, **config):
+    """A fresh local cluster of ``n`` single-thread worker processes."""
+    with dask.config.set(config):
+        return distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                        dashboard_address=":0", silence_logs=40)
+
+
+@pytest.mark.slow
+def test_killed_worker_error_is_resubmitted(data, tmp_path):
+    """With no failures allowed, Dask gives up on the part (KilledWorker); trimsa resubmits it."""
+    seqs, trip = data
+    marker = tmp_path / "killed"
+    scorer = functools.partial(_kill_once, marker=str(marker))
+    with _cluster(2, **{"distributed.scheduler.allowed-failures": 0}) as cluster:
+        with distributed.Client(cluster) as c:
+            c.wait_for_workers(2, timeout=60)
+            with pytest.raises(distributed.KilledWorker):
+                tdist.score_triplets_distributed(seqs, trip, scheduler=c, device="cpu",
+                                                 scorer=scorer, retries=0)
+            assert marker.exists()
+            marker.unlink()
+            c.wait_for_workers(2, timeout=60)
+            got = tdist.score_triplets_distributed(seqs, trip, scheduler=c, device="cpu",
+                                                   scorer=scorer, retries=1)
+    assert marker.exists()
+    np.testing.assert_array_equal(got, _reference(seqs, trip))
+
+
+@pytest.mark.slow
+def test_lost_sequences_are_sent_again(data, tmp_path):
+    """The only worker dies: its copy of the sequences is lost and must be scattered again."""
+    seqs, trip = data
+    marker = tmp_path / "killed"
+    scorer = functools.partial(_kill_once, marker=str(marker))
+    with _cluster(1) as cluster, distributed.Client(cluster) as c:
+        c.wait_for_workers(1, timeout=60)
+        got = tdist.score_triplets_distributed(seqs, trip, scheduler=c, device="cpu",
+                                               scorer=scorer)
+    assert marker.exists()
+    np.testing.assert_array_equal(got, _reference(seqs, trip))

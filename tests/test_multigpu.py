@@ -1,0 +1,148 @@
+"""Scoring on several devices of one machine, with a fake per-device backend."""
+
+import sys
+import threading
+
+import numpy as np
+import pytest
+
+from trimsa.errors import BackendUnavailableError, OptionError
+from trimsa.io import as_sequence_set
+from trimsa.scoring import Scoring
+from trimsa.triplet import plan, score_triplets
+from trimsa.triplet.devices import CupyBackend, parse_gpus, score_on_devices, select_devices
+
+
+class FakeDevices:
+    """``n`` fake devices that score on the CPU engine and record what they did.
+
+    ``context(i)`` sets a thread-local current device, as ``cupy.cuda.Device``
+    does; ``score`` checks it is called inside one and that each batch fits
+    the device's memory under the backend's model.
+    """
+
+    def __init__(self, n, free=10**9, fail_on=None):
+        self.n = n
+        self.free = free
+        self.fail_on = fail_on
+        self.local = threading.local()
+        self.batches = []  # (device, trip, bytes)
+        self.threads = set()
+        self.lock = threading.Lock()
+
+    def count(self):
+        return self.n
+
+    def context(self, device):
+        fake = self
+
+        class Ctx:
+            def __enter__(self):
+                fake.local.dev = device
+
+            def __exit__(self, *exc):
+                fake.local.dev = None
+
+        return Ctx()
+
+    def free_bytes(self, device):
+        assert getattr(self.local, "dev", None) == device
+        return self.free
+
+    def memory_model(self, seqs):
+        return plan.memory_model("gpu", sequence_bytes=seqs.codes.nbytes + seqs.offsets.nbytes)
+
+    def score(self, seqs, trip, mode, scoring, out):
+        dev = self.local.dev
+        assert dev is not None, "scored outside a device context"
+        if dev == self.fail_on:
+            raise RuntimeError(f"device {dev} failed")
+        name = {0: "global", 1: "semiglobal", 2: "local"}[mode]
+        out[:] = score_triplets(seqs, trip, mode=name, scoring=scoring, device="cpu", threads=1)
+        with self.lock:
+            self.batches.append((dev, trip.copy(),
+                                 plan.batch_bytes(seqs.lengths, trip, self.memory_model(seqs))))
+            self.threads.add(threading.current_thread())
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(11)
+    seqs = as_sequence_set(["".join(rng.choice(list("ACGT"), int(n)))
+                            for n in rng.integers(3, 30, 14)])
+    trip = rng.integers(0, 14, (120, 3)).astype(np.int32)
+    ref = score_triplets(seqs, trip, mode="semiglobal", device="cpu", threads=1)
+    return seqs, trip, ref
+
+
+@pytest.mark.parametrize("scheme", plan.SCHEMES)
+@pytest.mark.parametrize("ndev", [1, 2, 4])
+def test_several_devices_equal_one(data, scheme, ndev):
+    seqs, trip, ref = data
+    fake = FakeDevices(4, free=200_000)
+    got = score_on_devices(seqs, trip, 1, Scoring.dna(), gpus=list(range(ndev)),
+                           partition=scheme, backend=fake)
+    np.testing.assert_array_equal(got, ref)
+    # every triplet scored exactly once, on the device its partition names
+    parts = plan.partition(plan.triplet_costs(seqs.lengths, trip), ndev, scheme)
+    seen = {}
+    for dev, t, nbytes in fake.batches:
+        assert nbytes <= 0.6 * 200_000
+        seen.setdefault(dev, []).append(t)
+    assert sorted(seen) == [d for d in range(ndev) if parts[d].size]
+    for d, chunks in seen.items():
+        np.testing.assert_array_equal(np.concatenate(chunks), trip[parts[d]])
+    if ndev > 1:
+        assert len(fake.batches) > ndev  # the budget forced several batches per device
+
+
+def test_chosen_devices_only(data):
+    seqs, trip, ref = data
+    fake = FakeDevices(4)
+    got = score_on_devices(seqs, trip, 1, Scoring.dna(), gpus=[3, 1], backend=fake)
+    np.testing.assert_array_equal(got, ref)
+    assert {d for d, _t, _b in fake.batches} == {1, 3}
+    assert len(fake.threads) == 2  # one host thread per device
+
+
+def test_a_device_error_is_raised(data):
+    seqs, trip, _ref = data
+    with pytest.raises(RuntimeError, match="device 1 failed"):
+        score_on_devices(seqs, trip, 1, Scoring.dna(), backend=FakeDevices(2, fail_on=1))
+
+
+def test_budget_too_small_is_an_error(data):
+    seqs, trip, _ref = data
+    with pytest.raises(OptionError, match="memory budget"):
+        score_on_devices(seqs, trip, 1, Scoring.dna(), backend=FakeDevices(2), budget=500)
+
+
+def test_empty_triplet_set(data):
+    seqs, _trip, _ref = data
+    got = score_on_devices(seqs, np.zeros((0, 3), np.int32), 0, Scoring.dna(),
+                           backend=FakeDevices(2))
+    assert got.shape == (0,)
+
+
+def test_device_selection():
+    assert select_devices(None, 3) == [0, 1, 2]
+    assert select_devices("2,0", 3) == [2, 0]
+    assert parse_gpus("0, 1") == [0, 1]
+    with pytest.raises(OptionError, match="GPU 3 does not exist; visible GPUs are 0..1"):
+        select_devices([0, 3], 2)
+    with pytest.raises(OptionError, match="twice"):
+        select_devices([1, 1], 2)
+    with pytest.raises(OptionError, match="no GPU is visible"):
+        select_devices(None, 0)
+    with pytest.raises(OptionError, match="comma-separated"):
+        parse_gpus("0;1")
+
+
+def test_cupy_backend_says_what_is_missing(monkeypatch):
+    monkeypatch.setitem(sys.modules, "cupy", None)
+    from trimsa.triplet import _gpu
+
+    if _gpu.available():  # pragma: no cover - only on a GPU machine with CuPy
+        pytest.skip("a GPU is visible")
+    with pytest.raises(BackendUnavailableError):
+        CupyBackend()
