@@ -208,3 +208,18 @@ def test_lost_sequences_are_sent_again(data, tmp_path):
                                                scorer=scorer)
     assert marker.exists()
     np.testing.assert_array_equal(got, _reference(seqs, trip))
+
+
+def _api_has_scheduler():
+    import inspect
+
+    return "scheduler" in inspect.signature(score_triplets).parameters
+
+
+@pytest.mark.skipif(not _api_has_scheduler(), reason="api.py patch of issue 7 not applied yet")
+def test_api_entry_point(client, data):
+    seqs, trip = data
+    got = score_triplets(seqs, trip, mode="semiglobal", scheduler=client, partition="interleaved")
+    np.testing.assert_array_equal(got, _reference(seqs, trip, "semiglobal"))
+    with pytest.raises(OptionError, match="cannot be combined"):
+        score_triplets(seqs, trip, scheduler=client, gpus=[0])

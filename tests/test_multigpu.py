@@ -146,3 +146,23 @@ def test_cupy_backend_says_what_is_missing(monkeypatch):
         pytest.skip("a GPU is visible")
     with pytest.raises(BackendUnavailableError):
         CupyBackend()
+
+
+def _api_has_gpus():
+    import inspect
+
+    return "gpus" in inspect.signature(score_triplets).parameters
+
+
+@pytest.mark.skipif(not _api_has_gpus(), reason="api.py patch of issue 7 not applied yet")
+@pytest.mark.parametrize("gpus", [None, [1], [0, 2]])
+def test_api_uses_every_chosen_device(data, monkeypatch, gpus):
+    from trimsa.triplet import api, devices
+
+    seqs, trip, ref = data
+    fake = FakeDevices(3)
+    monkeypatch.setattr(api, "resolve_device", lambda device, announce=True: device)
+    monkeypatch.setattr(devices, "CupyBackend", lambda: fake)
+    got = score_triplets(seqs, trip, mode="semiglobal", device="gpu", gpus=gpus)
+    np.testing.assert_array_equal(got, ref)
+    assert {d for d, _t, _b in fake.batches} == set(gpus if gpus is not None else [0, 1, 2])

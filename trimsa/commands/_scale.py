@@ -1,0 +1,36 @@
+"""Command-line options for spreading triplet scoring over GPUs and Dask workers."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..errors import OptionError
+from ..triplet.plan import SCHEMES
+
+
+def add_scale_options(parser: argparse.ArgumentParser) -> None:
+    """Add ``--gpus``, ``--scheduler`` and ``--partition`` (see docs/scaling.md)."""
+    g = parser.add_argument_group("scale-out (docs/scaling.md)")
+    g.add_argument("--gpus", default=None, metavar="LIST",
+                   help="with --device gpu: the GPUs to use, e.g. 0,1 (default: every visible GPU)")
+    g.add_argument("--scheduler", default=None, metavar="SPEC",
+                   help="score on Dask workers: local:N starts N local worker processes, "
+                        "tcp://HOST:PORT uses a running cluster (needs trimsa[dist])")
+    g.add_argument("--partition", choices=SCHEMES, default="dynamic",
+                   help="how triplets are split over GPUs or workers: dynamic (balanced by "
+                        "DP cells; default), blocked or interleaved")
+
+
+def scale_kwargs(args) -> dict:
+    """``gpus``, ``scheduler`` and ``partition`` keyword arguments for ``score_triplets``."""
+    gpus = None
+    if args.gpus is not None:
+        from ..triplet.devices import parse_gpus
+
+        gpus = parse_gpus(args.gpus)
+        if args.device == "cpu":
+            raise OptionError("--gpus needs --device gpu or auto")
+        if args.scheduler is not None:
+            raise OptionError("--gpus cannot be combined with --scheduler "
+                              "(each Dask worker uses its own GPU)")
+    return {"gpus": gpus, "scheduler": args.scheduler, "partition": args.partition}
