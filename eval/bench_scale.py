@@ -1,0 +1,320 @@
+"""Scaling of triplet scoring over 1, 2 and 4 GPUs (or Dask CPU workers), as in TrioSeq Fig. 7.
+
+Three triplet sets, each built so that one static scheme is ideal and the
+other is not (lengths are drawn between ``--lengths LMIN,LMAX``):
+
+``alternating`` (ideal for blocked)
+    triplet ``t`` is made of three long sequences (LMAX) when ``t`` is even
+    and of three short ones (LMIN) when it is odd. Every contiguous block
+    holds the same mix; round robin over an even number of devices gives
+    all long triplets to the even devices.
+``ramp`` (ideal for interleaved)
+    the three lengths grow with ``t`` from LMIN to LMAX (on a grid of 32
+    lengths). Round robin gives every device the same mix; the last block
+    holds the longest triplets.
+``random``
+    three sequences of independent lengths, uniform in LMIN..LMAX.
+
+Sequences are random DNA (the DP's cost does not depend on the residues);
+each distinct length has a pool of 8 sequences; a triplet takes three
+distinct members of its pool (in the random set, one member of each of three
+pools, which may coincide). The number of triplets is chosen so that one device needs
+about ``--seconds`` (from a rate calibrated on a sample). Each (set, N,
+scheme) is timed once after a warm-up; the speedup is over one device.
+
+GPU mode (default) runs in one process with one host thread per GPU
+(:func:`trimsa.triplet.devices.score_on_devices`). ``--cpu-workers W`` is a
+dry run on CPUs: Dask local clusters of 1, 2, 4, ... up to W single-thread
+worker processes (:func:`trimsa.distributed.score_triplets_distributed`).
+
+Usage::
+
+    python eval/bench_scale.py                       # every visible GPU (1, 2, 4)
+    python eval/bench_scale.py --cpu-workers 2 --seconds 6 --lengths 16,96
+
+Writes ``eval/results/scale-<machine>-<date>.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from trimsa.io import encode_records  # noqa: E402
+from trimsa.scoring import Scoring  # noqa: E402
+from trimsa.triplet import plan  # noqa: E402
+
+SETS = ("alternating", "ramp", "random")
+IDEAL = {"alternating": "blocked", "ramp": "interleaved", "random": "-"}
+POOL = 8  # sequences per distinct length
+GRID = 32  # distinct lengths of the ramp and random sets
+
+
+def build(kind: str, T: int, lmin: int, lmax: int, seed: int = 0):
+    """``(seqs, trip)`` of triplet set ``kind`` with ``T`` triplets."""
+    rng = np.random.default_rng(seed)
+    grid = np.unique(np.linspace(lmin, lmax, GRID).round().astype(int))
+    if kind == "alternating":
+        grid = np.array([lmin, lmax])
+    pools = {int(L): [i * POOL + q for q in range(POOL)] for i, L in enumerate(grid)}
+    records = []
+    for L in grid:
+        for q in range(POOL):
+            s = "".join(rng.choice(list("ACGT"), int(L)))
+            records.append((f"L{L}_{q}", f"L{L}_{q}", s))
+    seqs = encode_records(records, "dna", f"<{kind}>")
+    # three distinct members of a pool, for each triplet
+    pick = np.argsort(rng.random((T, POOL)), axis=1)[:, :3]
+    if kind == "alternating":
+        cls = np.where(np.arange(T) % 2 == 0, 1, 0)[:, None].repeat(3, 1)
+    elif kind == "ramp":
+        cls = (np.arange(T) * len(grid) // max(T, 1))[:, None].repeat(3, 1)
+    elif kind == "random":
+        cls = rng.integers(0, len(grid), (T, 3))
+        pick = rng.integers(0, POOL, (T, 3))  # pools differ or the index may repeat: fine
+    else:
+        raise ValueError(kind)
+    trip = (cls * POOL + pick).astype(np.int32)
+    return seqs, trip
+
+
+# -- runners -------------------------------------------------------------------------------
+
+class GpuRunner:
+    label = "GPU"
+
+    def __init__(self, gpus):
+        from trimsa.triplet.devices import CupyBackend, select_devices
+
+        self.backend = CupyBackend()
+        self.devs = select_devices(gpus, self.backend.count())
+        import cupy
+
+        self.cupy = cupy
+        props = cupy.cuda.runtime.getDeviceProperties(self.devs[0])
+        name = props["name"].decode() if isinstance(props["name"], bytes) else props["name"]
+        self.machine = f"{len(self.devs)}x {name}"
+        self.slug = f"{len(self.devs)}x{name.replace('NVIDIA ', '').replace(' ', '')}"
+
+    def counts(self):
+        return [n for n in (1, 2, 4, 8) if n <= len(self.devs)]
+
+    def score(self, seqs, trip, n, scheme):
+        from trimsa.triplet.devices import score_on_devices
+
+        return score_on_devices(seqs, trip, 0, Scoring.dna(), gpus=self.devs[:n],
+                                partition=scheme, backend=self.backend)
+
+    def warm(self, seqs, trip, n):
+        # compile and load the kernels on every device before timing
+        for d in self.devs[:n]:
+            self._score_on(d, seqs, trip[:256])
+
+    def _score_on(self, dev, seqs, trip):
+        from trimsa.triplet.devices import score_on_devices
+
+        score_on_devices(seqs, trip, 0, Scoring.dna(), gpus=[dev], backend=self.backend)
+
+    def sync(self):
+        for d in self.devs:
+            with self.cupy.cuda.Device(d):
+                self.cupy.cuda.runtime.deviceSynchronize()
+
+    def peak_bytes(self):
+        out = []
+        for d in self.devs:
+            with self.cupy.cuda.Device(d):
+                out.append(self.cupy.get_default_memory_pool().total_bytes())
+        return max(out)
+
+    def one_device(self, seqs, trip):
+        self._score_on(self.devs[0], seqs, trip)
+
+    def close(self):
+        pass
+
+
+class DaskCpuRunner:
+    label = "Dask CPU worker"
+
+    def __init__(self, workers):
+        import distributed
+
+        self.distributed = distributed
+        self.max = workers
+        self.clusters = {}
+        self.machine = f"CPU dry run: Dask local workers (1 thread each) on {platform.node()}, " \
+                       f"{os.cpu_count()} cores"
+        self.slug = "cpu-dryrun"
+
+    def counts(self):
+        return [n for n in (1, 2, 4, 8) if n <= self.max]
+
+    def client(self, n):
+        if n not in self.clusters:
+            for c, cl in self.clusters.values():
+                c.close()
+                cl.close()
+            self.clusters.clear()
+            cl = self.distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                               dashboard_address=":0", silence_logs=40)
+            c = self.distributed.Client(cl)
+            c.wait_for_workers(n)
+            self.clusters[n] = (c, cl)
+        return self.clusters[n][0]
+
+    def score(self, seqs, trip, n, scheme):
+        from trimsa.distributed import score_triplets_distributed
+
+        return score_triplets_distributed(seqs, trip, scheduler=self.client(n), partition=scheme,
+                                          device="cpu", threads=1,
+                                          rate=plan.default_rate("cpu"))
+
+    def warm(self, seqs, trip, n):
+        self.score(seqs, trip[:4 * n], n, "interleaved")  # every worker loads the kernels
+
+    def sync(self):
+        pass
+
+    def peak_bytes(self):
+        return None
+
+    def one_device(self, seqs, trip):
+        from trimsa.triplet import score_triplets
+
+        score_triplets(seqs, trip, device="cpu", threads=1)
+
+    def close(self):
+        for c, cl in self.clusters.values():
+            c.close()
+            cl.close()
+
+
+def timed(fn):
+    t0 = time.perf_counter()
+    res = fn()
+    return time.perf_counter() - t0, res
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--gpus", default=None, help="GPUs to use (default: every visible one)")
+    ap.add_argument("--cpu-workers", type=int, default=0,
+                    help="dry run on Dask local CPU workers (1, 2, ... up to this many)")
+    ap.add_argument("--seconds", type=float, default=8.0,
+                    help="target time of one device per set (default 8)")
+    ap.add_argument("--lengths", default="32,256", help="LMIN,LMAX (default 32,256)")
+    ap.add_argument("--sets", default=",".join(SETS))
+    ap.add_argument("--max-triplets", type=int, default=20_000_000)
+    ap.add_argument("--out", default=str(ROOT / "eval" / "results"))
+    args = ap.parse_args(argv)
+    lmin, lmax = (int(x) for x in args.lengths.split(","))
+    sets = args.sets.split(",")
+    if args.cpu_workers:
+        runner = DaskCpuRunner(args.cpu_workers)
+    else:
+        from trimsa.triplet.devices import parse_gpus
+
+        runner = GpuRunner(parse_gpus(args.gpus) if args.gpus else None)
+    start = datetime.datetime.now(datetime.timezone.utc)
+    rows = []
+    notes = []
+    try:
+        for kind in sets:
+            seqs, sample = build(kind, 4096, lmin, lmax, seed=1)
+            runner.one_device(seqs, sample[:64])  # compile / load
+            rate = plan.calibrate(lambda t: (runner.one_device(seqs, t), runner.sync()),
+                                  seqs.lengths, sample, sample=4096 if runner.label == "GPU" else 256)
+            per = float(rate.seconds(plan.triplet_cells(seqs.lengths, sample)).mean())
+            T = int(min(args.max_triplets, max(1000, args.seconds / per)))
+            seqs, trip = build(kind, T, lmin, lmax, seed=2)
+            cells = plan.triplet_cells(seqs.lengths, trip)
+            notes.append(f"{kind}: T = {T} triplets, {cells.sum() / 1e9:.2f} G cells, "
+                         f"calibrated {rate.cells_per_s / 1e9:.3g} G cells/s + "
+                         f"{rate.overhead_s * 1e6:.3g} us/triplet")
+            costs = rate.seconds(cells)
+            base = None
+            ref = None
+            for n in runner.counts():
+                runner.warm(seqs, trip, n)
+                schemes = ["dynamic"] if n == 1 else list(plan.SCHEMES)
+                for scheme in schemes:
+                    runner.sync()
+                    dt, res = timed(lambda: (runner.score(seqs, trip, n, scheme), runner.sync())[0])
+                    if ref is None:
+                        ref, base = res, dt
+                    same = bool(np.array_equal(res, ref))
+                    if scheme == "dynamic":
+                        parts = plan.dynamic(costs, n)
+                    else:
+                        parts = plan.partition(costs, n, scheme)
+                    ld = plan.loads(costs, parts)
+                    model = n / (ld.max() / ld.mean()) if ld.max() > 0 else float(n)
+                    rows.append(dict(set=kind, n=n, scheme=scheme if n > 1 else "(one device)",
+                                     seconds=dt, speedup=base / dt, model=model,
+                                     same=same, peak=runner.peak_bytes()))
+                    print(f"{kind:12s} N={n} {rows[-1]['scheme']:12s} {dt:8.3f} s  "
+                          f"speedup {base / dt:5.2f}  (cost model {model:5.2f})  "
+                          f"{'identical' if same else 'DIFFERENT'}", flush=True)
+    finally:
+        runner.close()
+    write(args, runner, start, rows, notes, lmin, lmax)
+
+
+def write(args, runner, start, rows, notes, lmin, lmax):
+    lines = []
+    dry = isinstance(runner, DaskCpuRunner)
+    title = "CPU DRY RUN of the scaling benchmark (not GPU numbers)" if dry else \
+        "Scaling of triplet scoring over GPUs"
+    lines.append(f"# {title}\n")
+    lines.append(f"- machine: {runner.machine}")
+    lines.append(f"- date: {start:%Y-%m-%d %H:%M} UTC")
+    lines.append(f"- command: `python {' '.join([sys.argv[0]] + sys.argv[1:])}`")
+    lines.append(f"- lengths {lmin}..{lmax}; one device targeted at {args.seconds} s per set")
+    for n in notes:
+        lines.append(f"- {n}")
+    lines.append("")
+    lines.append("speedup = time on one device / time on N; 'cost model' = N / (max part cost / "
+                 "mean part cost) under the calibrated rate (the speedup if every device ran at "
+                 "that rate); 'same' = scores identical to the one-device run.\n")
+    peak = any(r["peak"] is not None for r in rows)
+    head = "| set | N | scheme | seconds | speedup | efficiency | cost model | same |" + \
+        (" peak pool MiB |" if peak else "")
+    lines.append(head)
+    lines.append("|" + "---|" * (head.count("|") - 1))
+    for r in rows:
+        line = (f"| {r['set']} | {r['n']} | {r['scheme']} | {r['seconds']:.3f} | "
+                f"{r['speedup']:.2f} | {r['speedup'] / r['n']:.2f} | {r['model']:.2f} | "
+                f"{'yes' if r['same'] else 'NO'} |")
+        if peak:
+            line += f" {r['peak'] / 2**20:.0f} |"
+        lines.append(line)
+    dyn = [r for r in rows if r["scheme"] == "dynamic" and r["n"] > 1]
+    if dyn:
+        ok = all(r["speedup"] >= 0.95 * r["n"] for r in dyn)
+        lines.append("")
+        lines.append(f"Target (dynamic >= 0.95 N for every set and N > 1): "
+                     f"{'met' if ok else 'NOT met'} "
+                     f"(worst efficiency {min(r['speedup'] / r['n'] for r in dyn):.3f}).")
+    text = "\n".join(lines) + "\n"
+    print()
+    print(text)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"scale-{runner.slug}-{start:%Y-%m-%d}.md"
+    path.write_text(text)
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()
