@@ -165,20 +165,43 @@ def test_one_vs_500_global_score_is_known():
     assert aln.score == 499 * (1 - 4) + 3
 
 
-def test_long_triplet_uses_little_memory():
-    import tracemalloc
+_MEMORY_SCRIPT = """
+import resource, sys
+import numpy as np
+import trimsa
+L = int(sys.argv[1])
+rng = np.random.default_rng(1)
+base = rng.choice(list("ACGT"), L)
+seqs = ["".join(np.where(rng.random(L) < 0.1, rng.choice(list("ACGT"), L), base)) for _ in range(3)]
+trimsa.align_triplet("ACGT", "AGT", "ACT")
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+aln = trimsa.align_triplet(*seqs)
+after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+assert aln.score == trimsa.score_triplets(seqs)[0]
+print(before * 1024, after * 1024)
+"""
 
-    rng = np.random.default_rng(1)
-    base = rng.choice(list("ACGT"), 300)
-    seqs = ["".join(np.where(rng.random(300) < 0.1, rng.choice(list("ACGT"), 300), base))
-            for _ in range(3)]
-    tracemalloc.start()
-    aln = trimsa.align_triplet(*seqs)
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    assert aln.score == trimsa.score_triplets(seqs)[0]
-    # the full cube would be 301^3 * 4 bytes = 109 MB; divide and conquer stays near planes
-    assert peak < 40e6
+
+def _peak_memory(L):
+    import subprocess
+    import sys
+
+    res = subprocess.run([sys.executable, "-c", _MEMORY_SCRIPT, str(L)], capture_output=True,
+                         text=True, check=True)
+    before, after = map(int, res.stdout.split())
+    return after - before
+
+
+def test_long_triplet_uses_quadratic_memory():
+    # the full cube of three 400-residue sequences would take 401^3 * 4 bytes = 258 MB
+    grown = _peak_memory(400)
+    assert grown < 64e6, f"peak memory grew by {grown / 1e6:.0f} MB"
+
+
+@pytest.mark.slow
+def test_three_1000bp_align_under_2gib():
+    grown = _peak_memory(1000)
+    assert grown < 2 * 2**30
 
 
 def test_all_triplets_order():
