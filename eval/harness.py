@@ -35,6 +35,7 @@ import json
 import math
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -164,9 +165,14 @@ class DataSet:
         return None
 
 
+def natural_key(name: str) -> list:
+    """Sort key that orders embedded numbers by value (L64 before L128)."""
+    return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name)]
+
+
 def find_sets(data: Path, patterns: list) -> list:
     out = []
-    for folder in sorted(data.iterdir()):
+    for folder in sorted(data.iterdir(), key=lambda p: natural_key(p.name)):
         if not (folder / "meta.json").exists():
             continue
         if patterns and not any(fnmatch.fnmatch(folder.name, p) for p in patterns):
