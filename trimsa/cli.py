@@ -20,6 +20,8 @@ from .errors import TrimsaError
 COMMANDS = (
     "triplets",
     "align3",
+    "eval",
+    "simulate",
 )
 
 
