@@ -223,3 +223,45 @@ def test_api_entry_point(client, data):
     np.testing.assert_array_equal(got, _reference(seqs, trip, "semiglobal"))
     with pytest.raises(OptionError, match="cannot be combined"):
         score_triplets(seqs, trip, scheduler=client, gpus=[0])
+
+
+def _cli_has_scheduler():
+    from trimsa.cli import build_parser
+
+    try:
+        build_parser().parse_args(["triplets", "x.fa", "--scheduler", "local:1"])
+    except SystemExit:
+        return False
+    return True
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not _cli_has_scheduler(), reason="triplets CLI patch of issue 7 not applied")
+def test_cli_scheduler_equals_the_cpu_engine(tmp_path, data):
+    from trimsa.cli import main
+
+    seqs, _trip = data
+    fa = tmp_path / "in.fa"
+    fa.write_text("".join(f">{n}\n{s}\n" for n, s in zip(seqs.names[:7], seqs.sequences[:7])))
+    assert main(["triplets", str(fa), "--device", "cpu", "-o", str(tmp_path / "a.tsv")]) == 0
+    assert main(["triplets", str(fa), "--scheduler", "local:2", "--partition", "interleaved",
+                 "-o", str(tmp_path / "b.tsv")]) == 0
+    assert (tmp_path / "a.tsv").read_text() == (tmp_path / "b.tsv").read_text()
+
+
+@pytest.mark.skipif(not _cli_has_scheduler(), reason="triplets CLI patch of issue 7 not applied")
+@pytest.mark.parametrize("argv, message", [
+    (["--gpus", "0", "--device", "cpu"], "--gpus needs --device gpu or auto"),
+    (["--gpus", "0", "--scheduler", "local:1"], "cannot be combined"),
+    (["--gpus", "x"], "comma-separated"),
+    (["--scheduler", "nowhere"], "--scheduler must be"),
+])
+def test_cli_scale_option_errors(tmp_path, capsys, argv, message):
+    from trimsa.cli import main
+
+    fa = tmp_path / "in.fa"
+    fa.write_text(">a\nACGT\n>b\nACG\n>c\nAGT\n")
+    out = tmp_path / "out.tsv"
+    assert main(["triplets", str(fa), "-o", str(out)] + argv) == 2
+    assert message in capsys.readouterr().err
+    assert not out.exists()

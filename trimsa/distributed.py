@@ -269,7 +269,7 @@ def score_triplets_distributed(seqs, triplets=None, *, mode: str = "global", sco
     from .triplet import api
 
     distributed = _require()
-    seqs = as_sequence_set(seqs)
+    seqs = as_sequence_set(seqs, scoring.alphabet if scoring is not None else None)
     api._check_mode(mode)
     plan.check_scheme(partition)
     if device not in api.DEVICES:

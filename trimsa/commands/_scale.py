@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 
 from ..errors import OptionError
 from ..triplet.plan import SCHEMES
@@ -34,3 +35,29 @@ def scale_kwargs(args) -> dict:
             raise OptionError("--gpus cannot be combined with --scheduler "
                               "(each Dask worker uses its own GPU)")
     return {"gpus": gpus, "scheduler": args.scheduler, "partition": args.partition}
+
+
+@contextlib.contextmanager
+def scale_session(args):
+    """Keyword arguments for ``score_triplets`` that stay valid for the whole command.
+
+    Yields ``device``, ``gpus``, ``scheduler`` and ``partition``. With
+    ``--scheduler`` the Dask client is opened once (a ``local:N`` cluster is
+    started once) and closed on exit, and the device is left for each worker
+    to resolve; otherwise the device is resolved here (``auto`` says which).
+    """
+    kw = scale_kwargs(args)
+    if kw["scheduler"] is None:
+        from ..triplet import resolve_device
+
+        kw["device"] = resolve_device(args.device)
+        if kw["gpus"] is not None and kw["device"] != "gpu":
+            raise OptionError("--gpus needs a GPU, and none is visible (use --device gpu)")
+        yield kw
+        return
+    from ..distributed import connect
+
+    kw["device"] = args.device
+    with connect(kw["scheduler"]) as client:
+        kw["scheduler"] = client
+        yield kw
