@@ -140,16 +140,40 @@ class GpuRunner:
     def one_device(self, seqs, trip):
         self._score_on(self.devs[0], seqs, trip)
 
+    def measured_balance(self):
+        return None
+
     def close(self):
         pass
+
+
+def _busy_scorer(seqs, trip, mode, scoring, device, threads):
+    """``score_part`` that adds the worker process's CPU seconds to ``worker.trimsa_busy``."""
+    from distributed import get_worker
+
+    from trimsa.distributed import score_part
+
+    t0 = time.process_time()
+    res = score_part(seqs, trip, mode, scoring, device, threads)
+    w = get_worker()
+    w.trimsa_busy = getattr(w, "trimsa_busy", 0.0) + time.process_time() - t0
+    return res
+
+
+def _take_busy(dask_worker):
+    busy = getattr(dask_worker, "trimsa_busy", 0.0)
+    dask_worker.trimsa_busy = 0.0
+    return busy
 
 
 class DaskCpuRunner:
     label = "Dask CPU worker"
 
     def __init__(self, workers):
+        import cloudpickle
         import distributed
 
+        cloudpickle.register_pickle_by_value(sys.modules[__name__])
         self.distributed = distributed
         self.max = workers
         self.clusters = {}
@@ -176,12 +200,20 @@ class DaskCpuRunner:
     def score(self, seqs, trip, n, scheme):
         from trimsa.distributed import score_triplets_distributed
 
-        return score_triplets_distributed(seqs, trip, scheduler=self.client(n), partition=scheme,
-                                          device="cpu", threads=1,
-                                          rate=plan.default_rate("cpu"))
+        client = self.client(n)
+        client.run(_take_busy)
+        res = score_triplets_distributed(seqs, trip, scheduler=client, partition=scheme,
+                                         device="cpu", threads=1, rate=plan.default_rate("cpu"),
+                                         scorer=_busy_scorer)
+        busy = np.array(list(client.run(_take_busy).values()))
+        self.balance = n / (busy.max() / busy.mean()) if busy.max() > 0 else float(n)
+        return res
 
     def warm(self, seqs, trip, n):
         self.score(seqs, trip[:4 * n], n, "interleaved")  # every worker loads the kernels
+
+    def measured_balance(self):
+        return self.balance
 
     def sync(self):
         pass
@@ -262,7 +294,8 @@ def main(argv=None):
                     model = n / (ld.max() / ld.mean()) if ld.max() > 0 else float(n)
                     rows.append(dict(set=kind, n=n, scheme=scheme if n > 1 else "(one device)",
                                      seconds=dt, speedup=base / dt, model=model,
-                                     same=same, peak=runner.peak_bytes()))
+                                     same=same, peak=runner.peak_bytes(),
+                                     busy=runner.measured_balance()))
                     print(f"{kind:12s} N={n} {rows[-1]['scheme']:12s} {dt:8.3f} s  "
                           f"speedup {base / dt:5.2f}  (cost model {model:5.2f})  "
                           f"{'identical' if same else 'DIFFERENT'}", flush=True)
@@ -288,8 +321,13 @@ def write(args, runner, start, rows, notes, lmin, lmax):
                  "mean part cost) under the calibrated rate (the speedup if every device ran at "
                  "that rate); 'same' = scores identical to the one-device run.\n")
     peak = any(r["peak"] is not None for r in rows)
+    busy = any(r["busy"] is not None for r in rows)
+    if busy:
+        lines.append("'CPU balance' = N / (max / mean of the CPU seconds each worker process "
+                     "spent scoring): the balance actually achieved, which contention for "
+                     "the machine's cores does not distort as it distorts wall time.\n")
     head = "| set | N | scheme | seconds | speedup | efficiency | cost model | same |" + \
-        (" peak pool MiB |" if peak else "")
+        (" peak pool MiB |" if peak else "") + (" CPU balance |" if busy else "")
     lines.append(head)
     lines.append("|" + "---|" * (head.count("|") - 1))
     for r in rows:
@@ -298,6 +336,8 @@ def write(args, runner, start, rows, notes, lmin, lmax):
                 f"{'yes' if r['same'] else 'NO'} |")
         if peak:
             line += f" {r['peak'] / 2**20:.0f} |"
+        if busy:
+            line += f" {r['busy']:.2f} |"
         lines.append(line)
     dyn = [r for r in rows if r["scheme"] == "dynamic" and r["n"] > 1]
     if dyn:

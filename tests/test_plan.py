@@ -69,10 +69,11 @@ def test_dynamic_matches_a_slow_greedy():
         seq = np.argsort(-costs, kind="stable") if order == "lpt" else range(costs.size)
         load = [0.0] * 5
         owner = {}
+        hair = costs.max() * 1e-12  # each triplet adds at least this (spreads free ones)
         for t in seq:
             p = min(range(5), key=lambda q: (load[q], q))
             owner[t] = p
-            load[p] += costs[t]
+            load[p] += costs[t] + hair
         want = [sorted(t for t, p in owner.items() if p == q) for q in range(5)]
         assert [p.tolist() for p in plan.dynamic(costs, 5, order=order)] == want
 
@@ -169,3 +170,24 @@ def test_calibrate_on_the_cpu_engine():
     trip = np.array(list(itertools.combinations(range(4), 3)) * 5)
     rate = plan.calibrate(lambda t: score_triplets(seqs, t, threads=1), seqs.lengths, trip)
     assert rate.cells_per_s > 0 and rate.overhead_s >= 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(costs=costs_st)
+def test_lpt_order_is_decreasing_up_to_its_resolution(costs):
+    costs = np.array(costs)
+    order = plan.lpt_order(costs)
+    assert sorted(order.tolist()) == list(range(costs.size))
+    c = costs[order]
+    # a later cost never exceeds an earlier one by more than one bucket (0.3%)
+    assert (c[1:] <= np.maximum.accumulate(c)[:-1] * 2 ** (1 / plan.LPT_RESOLUTION) + 1e-300).all()
+    # equal costs keep their input order
+    for v in np.unique(costs):
+        pos = order[c == v]
+        assert (np.diff(pos) > 0).all()
+
+
+def test_groups_of_is_a_counting_sort():
+    owner = np.array([2, 0, 2, 1, 0, 2])
+    assert [g.tolist() for g in plan.groups_of(owner, 4)] == [[1, 4], [3], [0, 2, 5], []]
+    assert [p.tolist() for p in plan.dynamic(np.zeros(3), 2)] == [[0, 2], [1]]

@@ -128,8 +128,11 @@ def score_on_devices(seqs, trip, mode: int, scoring, *, gpus=None, partition: st
         out = np.empty(T, dtype=np.int64)
     if T == 0:
         return out
-    costs = plan.triplet_costs(seqs.lengths, trip, rate or plan.DEFAULT_RATES["gpu"])
-    parts = plan.partition(costs, len(devs), partition)
+    if len(devs) == 1:
+        parts = [np.arange(T)]
+    else:
+        costs = plan.triplet_costs(seqs.lengths, trip, rate or plan.DEFAULT_RATES["gpu"])
+        parts = plan.partition(costs, len(devs), partition)
     model = backend.memory_model(seqs)
     written = np.zeros(T, dtype=np.int8)
     lock = threading.Lock()
@@ -140,7 +143,7 @@ def score_on_devices(seqs, trip, mode: int, scoring, *, gpus=None, partition: st
         ctx = backend.context(dev)
         with ctx if ctx is not None else contextlib.nullcontext():
             cap = budget if budget is not None else int(backend.free_bytes(dev) * MEMORY_FRACTION)
-            sub = trip[idx]
+            sub = trip if idx.size == T else trip[idx]
             for sl in plan.memory_batches(seqs.lengths, sub, model, cap):
                 res = np.empty(sl.stop - sl.start, dtype=np.int64)
                 backend.score(seqs, np.ascontiguousarray(sub[sl]), mode, scoring, res)
