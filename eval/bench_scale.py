@@ -73,8 +73,10 @@ def build(kind: str, T: int, lmin: int, lmax: int, seed: int = 0):
             s = "".join(rng.choice(list("ACGT"), int(L)))
             records.append((f"L{L}_{q}", f"L{L}_{q}", s))
     seqs = encode_records(records, "dna", f"<{kind}>")
-    # three distinct members of a pool, for each triplet
-    pick = np.argsort(rng.random((T, POOL)), axis=1)[:, :3]
+    # three distinct members of a pool, for each triplet (one of the 8*7*6 orderings)
+    perms = np.array([(a, b, c) for a in range(POOL) for b in range(POOL) for c in range(POOL)
+                      if len({a, b, c}) == 3])
+    pick = perms[rng.integers(0, len(perms), T)]
     if kind == "alternating":
         cls = np.where(np.arange(T) % 2 == 0, 1, 0)[:, None].repeat(3, 1)
     elif kind == "ramp":
@@ -325,7 +327,11 @@ def write(args, runner, start, rows, notes, lmin, lmax):
     if busy:
         lines.append("'CPU balance' = N / (max / mean of the CPU seconds each worker process "
                      "spent scoring): the balance actually achieved, which contention for "
-                     "the machine's cores does not distort as it distorts wall time.\n")
+                     "the machine's cores does not distort as it distorts wall time. For the "
+                     "static schemes it checks the partition; dynamic hands each part to "
+                     "whichever worker is free, so a worker that gets more of the shared cores "
+                     "does more of the work and its CPU balance shows how unequally the "
+                     "machine served the workers.\n")
     head = "| set | N | scheme | seconds | speedup | efficiency | cost model | same |" + \
         (" peak pool MiB |" if peak else "") + (" CPU balance |" if busy else "")
     lines.append(head)
