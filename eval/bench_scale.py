@@ -261,6 +261,7 @@ def main(argv=None):
 
         runner = GpuRunner(parse_gpus(args.gpus) if args.gpus else None)
     start = datetime.datetime.now(datetime.timezone.utc)
+    load0 = os.getloadavg()[0]
     rows = []
     notes = []
     try:
@@ -303,6 +304,8 @@ def main(argv=None):
                           f"{'identical' if same else 'DIFFERENT'}", flush=True)
     finally:
         runner.close()
+    notes.append(f"load average (1 min) at start / end: {load0:.1f} / {os.getloadavg()[0]:.1f} "
+                 f"on {os.cpu_count()} cores")
     write(args, runner, start, rows, notes, lmin, lmax)
 
 

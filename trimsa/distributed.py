@@ -322,31 +322,38 @@ def score_triplets_distributed(seqs, triplets=None, *, mode: str = "global", sco
                 kw = {"workers": [pinned[p]], "allow_other_workers": True}
             key = f"trimsa-part-{p}-{uuid.uuid4().hex}"
             part_of[key] = p
-            return client.submit(_run_part, data(), p, trip[parts[p]], mode, sc, device, threads,
-                                 scorer, pure=False, key=key, **kw)
+            fut = client.submit(_run_part, data(), p, trip[parts[p]], mode, sc, device, threads,
+                                scorer, pure=False, key=key, **kw)
+            inflight.add(fut)
+            ac.add(fut)
 
         pending = list(order)
         limit = W if partition == "dynamic" else len(order)
         ac = distributed.as_completed()
-        for _ in range(min(limit, len(pending))):
-            ac.add(submit(pending.pop(0)))
-        for fut in ac:
-            try:
-                p, scores = fut.result()
-            except Exception as exc:
-                p = part_of[fut.key]
-                if not _lost(exc) or tries[p] >= retries:
-                    raise
-                tries[p] += 1
+        inflight = set()
+        try:
+            for _ in range(min(limit, len(pending))):
+                submit(pending.pop(0))
+            for fut in ac:
+                inflight.discard(fut)
+                try:
+                    p, scores = fut.result()
+                except Exception as exc:
+                    p = part_of[fut.key]
+                    if not _lost(exc) or tries[p] >= retries:
+                        raise
+                    tries[p] += 1
+                    fut.release()
+                    submit(p)
+                    continue
                 fut.release()
-                ac.add(submit(p))
-                continue
-            fut.release()
-            written[parts[p]] += 1
-            out[parts[p]] = scores
-            if pending:
-                ac.add(submit(pending.pop(0)))
-        client.cancel(shared["data"])
+                written[parts[p]] += 1
+                out[parts[p]] = scores
+                if pending:
+                    submit(pending.pop(0))
+        finally:
+            # on an error, leave nothing running on a shared cluster
+            client.cancel([f for f in [*inflight, shared["data"]] if f is not None])
     if not (written == 1).all():  # pragma: no cover - would be a bug here or in the partition
         raise AssertionError("internal error: a triplet's score was written %d times"
                              % int(written[written != 1][0]))
