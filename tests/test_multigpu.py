@@ -166,3 +166,15 @@ def test_api_uses_every_chosen_device(data, monkeypatch, gpus):
     got = score_triplets(seqs, trip, mode="semiglobal", device="gpu", gpus=gpus)
     np.testing.assert_array_equal(got, ref)
     assert {d for d, _t, _b in fake.batches} == set(gpus if gpus is not None else [0, 1, 2])
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("scheme", plan.SCHEMES)
+def test_real_gpus_equal_one_gpu_and_the_cpu(data, scheme):
+    """On a GPU machine: every visible GPU, then GPU 0 alone, then the CPU engine."""
+    seqs, trip, ref = data
+    backend = CupyBackend()
+    every = score_on_devices(seqs, trip, 1, Scoring.dna(), partition=scheme, backend=backend)
+    one = score_on_devices(seqs, trip, 1, Scoring.dna(), gpus=[0], backend=backend)
+    np.testing.assert_array_equal(one, ref)
+    np.testing.assert_array_equal(every, ref)
