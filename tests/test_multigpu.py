@@ -2,6 +2,7 @@
 
 import sys
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -83,17 +84,41 @@ def test_several_devices_equal_one(data, scheme, ndev):
     got = score_on_devices(seqs, trip, 1, Scoring.dna(), gpus=list(range(ndev)),
                            partition=scheme, backend=fake)
     np.testing.assert_array_equal(got, ref)
-    # every triplet scored exactly once, on the device its partition names
-    parts = plan.partition(plan.triplet_costs(seqs.lengths, trip), ndev, scheme)
     seen = {}
     for dev, t, nbytes in fake.batches:
         assert nbytes <= 0.6 * 200_000
         seen.setdefault(dev, []).append(t)
-    assert sorted(seen) == [d for d in range(ndev) if parts[d].size]
-    for d, chunks in seen.items():
-        np.testing.assert_array_equal(np.concatenate(chunks), trip[parts[d]])
+    # every triplet scored exactly once
+    done = np.concatenate([t for _d, t, _b in fake.batches])
+    assert sorted(map(tuple, done.tolist())) == sorted(map(tuple, trip.tolist()))
+    if scheme != "dynamic" or ndev == 1:
+        # static schemes: each device scores the part the partition names, in order
+        parts = plan.partition(plan.triplet_costs(seqs.lengths, trip), ndev, scheme)
+        assert sorted(seen) == [d for d in range(ndev) if parts[d].size]
+        for d, chunks in seen.items():
+            np.testing.assert_array_equal(np.concatenate(chunks), trip[parts[d]])
     if ndev > 1:
         assert len(fake.batches) > ndev  # the budget forced several batches per device
+
+
+class SlowDevice(FakeDevices):
+    """Device 1 sleeps before every batch: it stands for a slower or busier GPU."""
+
+    def score(self, seqs, trip, mode, scoring, out):
+        if self.local.dev == 1:
+            time.sleep(0.05)
+        super().score(seqs, trip, mode, scoring, out)
+
+
+def test_dynamic_chunks_go_to_the_device_that_is_free(data):
+    seqs, trip, ref = data
+    fake = SlowDevice(2)
+    got = score_on_devices(seqs, trip, 1, Scoring.dna(), backend=fake, min_chunk=1,
+                           chunks_per_device=8)
+    np.testing.assert_array_equal(got, ref)
+    per_dev = [sum(len(t) for d, t, _b in fake.batches if d == dev) for dev in (0, 1)]
+    assert len(fake.batches) == 16  # 8 chunks per device, each one batch here
+    assert per_dev[0] > per_dev[1]  # the fast device took more of the work
 
 
 def test_chosen_devices_only(data):
@@ -108,7 +133,8 @@ def test_chosen_devices_only(data):
 def test_a_device_error_is_raised(data):
     seqs, trip, _ref = data
     with pytest.raises(RuntimeError, match="device 1 failed"):
-        score_on_devices(seqs, trip, 1, Scoring.dna(), backend=FakeDevices(2, fail_on=1))
+        score_on_devices(seqs, trip, 1, Scoring.dna(), partition="blocked",
+                         backend=FakeDevices(2, fail_on=1))
 
 
 def test_budget_too_small_is_an_error(data):

@@ -1,10 +1,14 @@
 """Triplet scoring on every GPU of one machine.
 
-One host thread per device: the triplets are split into one part per device
-(:func:`trimsa.triplet.plan.partition`), each thread enters its device's
-context and scores its part in memory-bounded batches
-(:func:`trimsa.triplet.plan.memory_batches`), and writes each batch's scores
-into the shared output at the batch's input positions. The output is in
+One host thread per device. Each thread enters its device's context, takes
+parts from its queue, scores each in memory-bounded batches
+(:func:`trimsa.triplet.plan.memory_batches`) and writes each batch's scores
+into the shared output at the batch's input positions. ``blocked`` and
+``interleaved`` give each device one part, as in the TrioSeq paper;
+``dynamic`` cuts the triplets into :data:`CHUNKS_PER_DEVICE` equal-cost
+chunks per device (LPT, :func:`trimsa.triplet.plan.dynamic`) in one shared
+queue, largest first, so that a device that runs ahead (a faster or less
+busy GPU, an error of the cost model) takes more of them. The output is in
 input order and equal to what one device computes (each score depends only
 on its triplet).
 
@@ -17,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+from collections import deque
 
 import numpy as np
 
@@ -25,6 +30,9 @@ from . import plan
 
 #: Fraction of a device's free memory a run may plan to use.
 MEMORY_FRACTION = 0.6
+#: Chunks per device of the dynamic scheme, and the fewest triplets in a chunk.
+CHUNKS_PER_DEVICE = 8
+MIN_CHUNK = 8192
 
 
 class CupyBackend:
@@ -91,7 +99,8 @@ def parse_gpus(text: str) -> list:
 
 def score_on_devices(seqs, trip, mode: int, scoring, *, gpus=None, partition: str = "dynamic",
                      backend=None, rate: plan.Rate | None = None, budget: int | None = None,
-                     out: np.ndarray | None = None) -> np.ndarray:
+                     out: np.ndarray | None = None, chunks_per_device: int = CHUNKS_PER_DEVICE,
+                     min_chunk: int = MIN_CHUNK) -> np.ndarray:
     """Scores of ``trip`` computed on several devices at once, in input order.
 
     Parameters
@@ -118,6 +127,11 @@ def score_on_devices(seqs, trip, mode: int, scoring, *, gpus=None, partition: st
         Bytes per device (default :data:`MEMORY_FRACTION` of its free memory).
     out
         Optional ``int64`` output of length ``T``.
+    chunks_per_device, min_chunk
+        The dynamic scheme cuts the triplets into ``chunks_per_device``
+        equal-cost chunks per device (fewer, so that a chunk holds at least
+        ``min_chunk`` triplets), which the devices take from one queue,
+        largest first.
     """
     backend = backend or CupyBackend()
     plan.check_scheme(partition)
@@ -128,43 +142,60 @@ def score_on_devices(seqs, trip, mode: int, scoring, *, gpus=None, partition: st
         out = np.empty(T, dtype=np.int64)
     if T == 0:
         return out
-    if len(devs) == 1:
-        parts = [np.arange(T)]
+    P = len(devs)
+    if P == 1:
+        queues = {devs[0]: deque([np.arange(T)])}
     else:
         costs = plan.triplet_costs(seqs.lengths, trip, rate or plan.DEFAULT_RATES["gpu"])
-        parts = plan.partition(costs, len(devs), partition)
+        if partition == "dynamic":
+            # equal-cost chunks in one shared queue, largest first: a device
+            # that runs ahead takes more of them
+            k = max(P, min(chunks_per_device * P, T // max(1, min_chunk)))
+            chunks = [c for c in plan.dynamic(costs, k) if c.size]
+            chunks.sort(key=lambda c: -costs[c].sum())
+            shared = deque(chunks)
+            queues = {d: shared for d in devs}
+        else:
+            queues = {d: deque([p]) for d, p in zip(devs, plan.partition(costs, P, partition))}
     model = backend.memory_model(seqs)
     written = np.zeros(T, dtype=np.int8)
     lock = threading.Lock()
 
-    def run(dev, idx):
-        if idx.size == 0:
-            return
+    def take(dev):
+        with lock:
+            q = queues[dev]
+            return q.popleft() if q else None
+
+    def run(dev):
         ctx = backend.context(dev)
         with ctx if ctx is not None else contextlib.nullcontext():
             cap = budget if budget is not None else int(backend.free_bytes(dev) * MEMORY_FRACTION)
-            sub = trip if idx.size == T else trip[idx]
-            for sl in plan.memory_batches(seqs.lengths, sub, model, cap):
-                res = np.empty(sl.stop - sl.start, dtype=np.int64)
-                backend.score(seqs, np.ascontiguousarray(sub[sl]), mode, scoring, res)
-                pos = idx[sl]
-                with lock:
-                    written[pos] += 1
-                out[pos] = res
+            while (idx := take(dev)) is not None:
+                sub = trip if idx.size == T else trip[idx]
+                for sl in plan.memory_batches(seqs.lengths, sub, model, cap):
+                    res = np.empty(sl.stop - sl.start, dtype=np.int64)
+                    backend.score(seqs, np.ascontiguousarray(sub[sl]), mode, scoring, res)
+                    pos = idx[sl]
+                    with lock:
+                        written[pos] += 1
+                    out[pos] = res
 
     errors = []
 
-    def guarded(dev, idx):
+    def guarded(dev):
         try:
-            run(dev, idx)
+            run(dev)
         except BaseException as exc:  # re-raised in the calling thread
             errors.append(exc)
+            with lock:  # the others stop after their current batch
+                for q in queues.values():
+                    q.clear()
 
-    if len(devs) == 1:
-        run(devs[0], parts[0])
+    if P == 1:
+        run(devs[0])
     else:
-        threads = [threading.Thread(target=guarded, args=(d, p), name=f"trimsa-gpu{d}")
-                   for d, p in zip(devs, parts)]
+        threads = [threading.Thread(target=guarded, args=(d,), name=f"trimsa-gpu{d}")
+                   for d in devs]
         for th in threads:
             th.start()
         for th in threads:
