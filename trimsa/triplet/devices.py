@@ -129,9 +129,9 @@ def score_on_devices(seqs, trip, mode: int, scoring, *, gpus=None, partition: st
         Optional ``int64`` output of length ``T``.
     chunks_per_device, min_chunk
         The dynamic scheme cuts the triplets into ``chunks_per_device``
-        equal-cost chunks per device (fewer, so that a chunk holds at least
-        ``min_chunk`` triplets), which the devices take from one queue,
-        largest first.
+        equal-cost chunks per device (fewer, down to one, so that a chunk
+        holds at least ``min_chunk`` triplets), which the devices take from
+        one queue, largest first.
     """
     backend = backend or CupyBackend()
     plan.check_scheme(partition)
@@ -150,7 +150,8 @@ def score_on_devices(seqs, trip, mode: int, scoring, *, gpus=None, partition: st
         if partition == "dynamic":
             # equal-cost chunks in one shared queue, largest first: a device
             # that runs ahead takes more of them
-            k = max(P, min(chunks_per_device * P, T // max(1, min_chunk)))
+            # a whole number of chunks per device, so equal devices end together
+            k = P * max(1, min(chunks_per_device, T // (P * max(1, min_chunk))))
             chunks = [c for c in plan.dynamic(costs, k) if c.size]
             chunks.sort(key=lambda c: -costs[c].sum())
             shared = deque(chunks)

@@ -346,6 +346,9 @@ class MemoryModel:
 
 #: Bytes of one triplet's indices (3 x int32) and score (int64).
 INDEX_OUT_BYTES = 3 * 4 + 8
+#: Device bytes per triplet of the GPU kernels besides indices and score
+#: (slot row 3 x int32, output position, 32-bit result, with room to spare).
+GPU_TRIPLET_BYTES = 32
 
 
 def _planes_bytes(lens3: np.ndarray, planes: int) -> np.ndarray:
@@ -363,11 +366,12 @@ def memory_model(backend: str, *, threads: int = 1, sequence_bytes: int = 0) -> 
     triplet; each of ``8 · threads`` chunks holds two int32 planes of its
     largest triplet, so ``concurrent = 8 · threads``.
 
-    GPU: when the GPU backend exports ``work_bytes(lens3)`` (working bytes
-    per triplet) and ``concurrent_triplets()`` they are used; otherwise a
-    conservative bound: every triplet of a batch may be in flight at once
-    and holds three int32 planes (a rolling wavefront of the two longer
-    sequences).
+    GPU: when :mod:`trimsa.triplet._gpu` exports ``work_bytes(lens3)``
+    (working bytes per triplet) and ``concurrent_triplets()`` they are used.
+    Otherwise the model of its current kernels: per triplet the indices and
+    score plus :data:`GPU_TRIPLET_BYTES` on the device (its slot row, output
+    position and 32-bit result); the DP scratch is sized by the GPU module
+    itself, from the memory left free, and is not charged here.
     """
     per = lambda lens3: np.full(lens3.shape[0], INDEX_OUT_BYTES, dtype=np.int64)  # noqa: E731
     if backend == "cpu":
@@ -382,8 +386,10 @@ def memory_model(backend: str, *, threads: int = 1, sequence_bytes: int = 0) -> 
         conc = getattr(_gpu, "concurrent_triplets", None)
         if work is not None and conc is not None:
             return MemoryModel(per=per, work=work, concurrent=int(conc()), fixed=sequence_bytes)
-        return MemoryModel(per=per, work=lambda l3: _planes_bytes(l3, 3),
-                           concurrent=1 << 62, fixed=sequence_bytes)
+        return MemoryModel(
+            per=lambda l3: np.full(l3.shape[0], INDEX_OUT_BYTES + GPU_TRIPLET_BYTES, np.int64),
+            work=lambda l3: np.zeros(l3.shape[0], dtype=np.int64), concurrent=0,
+            fixed=sequence_bytes)
     raise OptionError(f"no memory model for backend {backend!r}; choose 'cpu' or 'gpu'")
 
 
