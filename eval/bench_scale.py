@@ -118,9 +118,10 @@ class GpuRunner:
                                 partition=scheme, backend=self.backend)
 
     def warm(self, seqs, trip, n):
-        # compile and load the kernels on every device before timing
+        # compile and load the kernels of every length class on every device before timing
+        spread = trip[np.unique(np.linspace(0, len(trip) - 1, 4096).astype(np.int64))]
         for d in self.devs[:n]:
-            self._score_on(d, seqs, trip[:256])
+            self._score_on(d, seqs, spread)
 
     def _score_on(self, dev, seqs, trip):
         from trimsa.triplet.devices import score_on_devices
@@ -267,7 +268,7 @@ def main(argv=None):
     try:
         for kind in sets:
             seqs, sample = build(kind, 4096, lmin, lmax, seed=1)
-            runner.one_device(seqs, sample[:64])  # compile / load
+            runner.one_device(seqs, sample)  # compile / load the kernels of every length
             rate = plan.calibrate(lambda t: (runner.one_device(seqs, t), runner.sync()),
                                   seqs.lengths, sample, sample=4096 if runner.label == "GPU" else 256)
             per = float(rate.seconds(plan.triplet_cells(seqs.lengths, sample)).mean())
