@@ -206,3 +206,14 @@ def test_real_gpus_equal_one_gpu_and_the_cpu(data, scheme):
     one = score_on_devices(seqs, trip, 1, Scoring.dna(), gpus=[0], backend=backend)
     np.testing.assert_array_equal(one, ref)
     np.testing.assert_array_equal(every, ref)
+
+
+def test_a_planning_error_stops_the_waiting_devices(data, monkeypatch):
+    seqs, trip, _ref = data
+
+    def broken(*args, **kw):
+        raise ZeroDivisionError("planner failed")
+
+    monkeypatch.setattr(plan, "dynamic", broken)
+    with pytest.raises(ZeroDivisionError, match="planner failed"):
+        score_on_devices(seqs, trip, 1, Scoring.dna(), backend=FakeDevices(3))

@@ -8,7 +8,9 @@ into the shared output at the batch's input positions. ``blocked`` and
 ``dynamic`` cuts the triplets into :data:`CHUNKS_PER_DEVICE` equal-cost
 chunks per device (LPT, :func:`trimsa.triplet.plan.dynamic`) in one shared
 queue, largest first, so that a device that runs ahead (a faster or less
-busy GPU, an error of the cost model) takes more of them. The output is in
+busy GPU, an error of the cost model) takes more of them. The chunks are
+planned on the calling thread in a few interleaved segments while the devices
+already work on the first ones. The output is in
 input order and equal to what one device computes (each score depends only
 on its triplet).
 
@@ -25,6 +27,7 @@ from collections import deque
 
 import numpy as np
 
+from .._numba import jit
 from ..errors import OptionError
 from . import plan
 
@@ -65,6 +68,57 @@ class CupyBackend:
 
     def score(self, seqs, trip, mode: int, scoring, out) -> None:
         self._gpu.score_triplets(seqs, trip, mode, scoring, out=out)
+
+
+class _Feed:
+    """Index arrays for the device threads, filled while they run.
+
+    One queue per device (static schemes) or one queue shared by all
+    (dynamic). :meth:`take` waits for work until :meth:`close`;
+    :meth:`abort` empties the queues and wakes every thread.
+    """
+
+    def __init__(self, devs, shared: bool):
+        self.cv = threading.Condition()
+        common = deque()
+        self.queues = {d: common if shared else deque() for d in devs}
+        self.closed = False
+
+    def put(self, dev, idx) -> None:
+        with self.cv:
+            q = next(iter(self.queues.values())) if dev is None else self.queues[dev]
+            q.append(idx)
+            self.cv.notify_all()
+
+    def close(self) -> None:
+        with self.cv:
+            self.closed = True
+            self.cv.notify_all()
+
+    def abort(self) -> None:
+        with self.cv:
+            for q in self.queues.values():
+                q.clear()
+            self.closed = True
+            self.cv.notify_all()
+
+    def take(self, dev):
+        with self.cv:
+            q = self.queues[dev]
+            while not q and not self.closed:
+                self.cv.wait()
+            return q.popleft() if q else None
+
+
+@jit
+def _rows(trip, idx):
+    """``trip[idx]`` without holding the GIL (the device threads gather at once)."""
+    out = np.empty((idx.shape[0], 3), dtype=trip.dtype)
+    for r in range(idx.shape[0]):
+        out[r, 0] = trip[idx[r], 0]
+        out[r, 1] = trip[idx[r], 1]
+        out[r, 2] = trip[idx[r], 2]
+    return out
 
 
 def select_devices(gpus, count: int) -> list:
@@ -143,36 +197,17 @@ def score_on_devices(seqs, trip, mode: int, scoring, *, gpus=None, partition: st
     if T == 0:
         return out
     P = len(devs)
-    if P == 1:
-        queues = {devs[0]: deque([np.arange(T)])}
-    else:
-        costs = plan.triplet_costs(seqs.lengths, trip, rate or plan.DEFAULT_RATES["gpu"])
-        if partition == "dynamic":
-            # equal-cost chunks in one shared queue, largest first: a device
-            # that runs ahead takes more of them
-            # a whole number of chunks per device, so equal devices end together
-            k = P * max(1, min(chunks_per_device, T // (P * max(1, min_chunk))))
-            chunks = [c for c in plan.dynamic(costs, k) if c.size]
-            chunks.sort(key=lambda c: -costs[c].sum())
-            shared = deque(chunks)
-            queues = {d: shared for d in devs}
-        else:
-            queues = {d: deque([p]) for d, p in zip(devs, plan.partition(costs, P, partition))}
+    feed = _Feed(devs, shared=partition == "dynamic" and P > 1)
     model = backend.memory_model(seqs)
     written = np.zeros(T, dtype=np.int8)
     lock = threading.Lock()
-
-    def take(dev):
-        with lock:
-            q = queues[dev]
-            return q.popleft() if q else None
 
     def run(dev):
         ctx = backend.context(dev)
         with ctx if ctx is not None else contextlib.nullcontext():
             cap = budget if budget is not None else int(backend.free_bytes(dev) * MEMORY_FRACTION)
-            while (idx := take(dev)) is not None:
-                sub = trip if idx.size == T else trip[idx]
+            while (idx := feed.take(dev)) is not None:
+                sub = trip if idx.size == T else _rows(trip, idx)
                 for sl in plan.memory_batches(seqs.lengths, sub, model, cap):
                     res = np.empty(sl.stop - sl.start, dtype=np.int64)
                     backend.score(seqs, np.ascontiguousarray(sub[sl]), mode, scoring, res)
@@ -181,26 +216,55 @@ def score_on_devices(seqs, trip, mode: int, scoring, *, gpus=None, partition: st
                         written[pos] += 1
                     out[pos] = res
 
-    errors = []
-
-    def guarded(dev):
-        try:
-            run(dev)
-        except BaseException as exc:  # re-raised in the calling thread
-            errors.append(exc)
-            with lock:  # the others stop after their current batch
-                for q in queues.values():
-                    q.clear()
+    def plan_parts():
+        """Fill the feed (on this thread, while the devices already run)."""
+        if P == 1:
+            feed.put(devs[0], np.arange(T))
+        elif partition != "dynamic":  # the static schemes need no costs
+            for d, p in zip(devs, plan.partition(np.zeros(T), P, partition)):
+                feed.put(d, p)
+        else:
+            # equal-cost chunks (LPT) in one shared queue: a device that runs
+            # ahead takes more of them. A whole number of chunks per device,
+            # so that equal devices end together; planned in interleaved
+            # segments so that the devices start on the first segment's
+            # chunks while the next segment is planned.
+            per_dev = max(1, min(chunks_per_device, T // (P * max(1, min_chunk))))
+            nseg = max(1, per_dev // 2)
+            r = rate or plan.DEFAULT_RATES["gpu"]
+            for s in range(nseg):
+                costs = plan.triplet_costs(seqs.lengths, trip[s::nseg], r)
+                chunks = [c for c in plan.dynamic(costs, P * (per_dev // nseg)) if c.size]
+                chunks.sort(key=lambda c: -costs[c].sum())  # largest first
+                for c in chunks:
+                    feed.put(None, s + nseg * c)
+        feed.close()
 
     if P == 1:
+        plan_parts()
         run(devs[0])
     else:
+        errors = []
+
+        def guarded(dev):
+            try:
+                run(dev)
+            except BaseException as exc:  # re-raised in the calling thread
+                errors.append(exc)
+                feed.abort()  # the others stop after their current batch
+
         threads = [threading.Thread(target=guarded, args=(d,), name=f"trimsa-gpu{d}")
                    for d in devs]
         for th in threads:
             th.start()
-        for th in threads:
-            th.join()
+        try:
+            plan_parts()
+        except BaseException:
+            feed.abort()
+            raise
+        finally:
+            for th in threads:
+                th.join()
         if errors:
             raise errors[0]
     if not (written == 1).all():  # pragma: no cover - would be a bug in the partition

@@ -195,12 +195,12 @@ def interleaved(count: int, parts: int) -> list:
 
 
 @jit
-def _greedy_owner(costs, order, parts):
-    """Give each triplet, in ``order``, to the part of least load (binary min-heap)."""
+def _greedy_owner(costs, parts):
+    """Give each item, in turn, to the part of least load (binary min-heap)."""
     owner = np.empty(costs.shape[0], dtype=np.int64)
     heap_load = np.zeros(parts, dtype=np.float64)
     heap_part = np.arange(parts)
-    for t in order:
+    for t in range(costs.shape[0]):
         p = heap_part[0]
         owner[t] = p
         heap_load[0] += costs[t]
@@ -299,7 +299,11 @@ def dynamic(costs, parts: int, *, order: Literal["lpt", "input"] = "lpt") -> lis
     # triplets (empty sequences, no overhead) are spread too
     top = float(costs.max()) if costs.size else 0.0
     eff = costs + (top * 1e-12 if top > 0 else 1.0)
-    owner = _greedy_owner(eff, seq.astype(np.int64), parts)
+    # the greedy runs over the costs in their order of arrival, stored
+    # contiguously (random access into the costs would dominate its time)
+    seq = seq.astype(np.int64)
+    owner = np.empty(costs.shape[0], dtype=np.int64)
+    owner[seq] = _greedy_owner(eff[seq], parts)
     return groups_of(owner, parts)
 
 
@@ -335,13 +339,18 @@ class MemoryModel:
     ``per`` stays for every triplet of the batch (indices, outputs, per-triplet
     device state), ``work`` is held by each of at most ``concurrent``
     triplets scored at once (DP planes); ``fixed`` is what the device keeps
-    for the whole run (the encoded sequences).
+    for the whole run (the encoded sequences). ``per`` may be a number (the
+    same for every triplet) and ``work`` ``None`` (none): then batches are
+    cut without looking at the lengths.
     """
 
-    per: Callable[[np.ndarray], np.ndarray]
-    work: Callable[[np.ndarray], np.ndarray]
+    per: Callable[[np.ndarray], np.ndarray] | int
+    work: Callable[[np.ndarray], np.ndarray] | None
     concurrent: int
     fixed: int = 0
+
+    def uniform(self) -> bool:
+        return not callable(self.per) and self.work is None
 
 
 #: Bytes of one triplet's indices (3 x int32) and score (int64).
@@ -386,10 +395,8 @@ def memory_model(backend: str, *, threads: int = 1, sequence_bytes: int = 0) -> 
         conc = getattr(_gpu, "concurrent_triplets", None)
         if work is not None and conc is not None:
             return MemoryModel(per=per, work=work, concurrent=int(conc()), fixed=sequence_bytes)
-        return MemoryModel(
-            per=lambda l3: np.full(l3.shape[0], INDEX_OUT_BYTES + GPU_TRIPLET_BYTES, np.int64),
-            work=lambda l3: np.zeros(l3.shape[0], dtype=np.int64), concurrent=0,
-            fixed=sequence_bytes)
+        return MemoryModel(per=INDEX_OUT_BYTES + GPU_TRIPLET_BYTES, work=None, concurrent=0,
+                           fixed=sequence_bytes)
     raise OptionError(f"no memory model for backend {backend!r}; choose 'cpu' or 'gpu'")
 
 
@@ -434,9 +441,11 @@ def memory_batches(lengths, trip, model: MemoryModel, budget: int, *,
     if T == 0:
         return []
     avail = int(budget) - int(model.fixed)
+    if model.uniform() and avail >= model.per:
+        step = max(1, min(int(max_count), avail // int(model.per)))
+        return [slice(lo, min(lo + step, T)) for lo in range(0, T, step)]
     lens3 = triplet_lengths(lengths, trip)
-    per = np.asarray(model.per(lens3), dtype=np.float64)
-    work = np.asarray(model.work(lens3), dtype=np.float64)
+    per, work = _model_arrays(model, lens3)
     single = per + work
     if avail <= 0 or single.max() > avail:
         t = int(np.argmax(single)) if avail > 0 else 0
@@ -454,7 +463,14 @@ def batch_bytes(lengths, trip, model: MemoryModel) -> int:
     trip = np.asarray(trip)
     if trip.shape[0] == 0:
         return int(model.fixed)
-    lens3 = triplet_lengths(lengths, trip)
+    per, work = _model_arrays(model, triplet_lengths(lengths, trip))
     n = trip.shape[0]
-    return int(model.fixed + np.sum(model.per(lens3))
-               + min(model.concurrent, n) * np.max(model.work(lens3)))
+    return int(model.fixed + per.sum() + min(model.concurrent, n) * work.max())
+
+
+def _model_arrays(model: MemoryModel, lens3: np.ndarray) -> tuple:
+    """``(per, work)`` bytes of each triplet under ``model``, as float64 arrays."""
+    n = lens3.shape[0]
+    per = model.per(lens3) if callable(model.per) else np.full(n, model.per)
+    work = np.zeros(n) if model.work is None else model.work(lens3)
+    return np.asarray(per, dtype=np.float64), np.asarray(work, dtype=np.float64)
