@@ -9,8 +9,8 @@ into the shared output at the batch's input positions. ``blocked`` and
 chunks per device (LPT, :func:`trimsa.triplet.plan.dynamic`) in one shared
 queue, largest first, so that a device that runs ahead (a faster or less
 busy GPU, an error of the cost model) takes more of them. The chunks are
-planned on the calling thread in a few interleaved segments while the devices
-already work on the first ones. The output is in
+planned on the calling thread in interleaved segments (one chunk per device
+each) while the devices already work on the first ones. The output is in
 input order and equal to what one device computes (each score depends only
 on its triplet).
 
@@ -230,7 +230,7 @@ def score_on_devices(seqs, trip, mode: int, scoring, *, gpus=None, partition: st
             # segments so that the devices start on the first segment's
             # chunks while the next segment is planned.
             per_dev = max(1, min(chunks_per_device, T // (P * max(1, min_chunk))))
-            nseg = max(1, per_dev // 2)
+            nseg = per_dev  # one chunk per device and segment
             r = rate or plan.DEFAULT_RATES["gpu"]
             for s in range(nseg):
                 costs = plan.triplet_costs(seqs.lengths, trip[s::nseg], r)
