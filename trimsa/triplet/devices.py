@@ -233,11 +233,17 @@ def score_on_devices(seqs, trip, mode: int, scoring, *, gpus=None, partition: st
             nseg = per_dev  # one chunk per device and segment
             r = rate or plan.DEFAULT_RATES["gpu"]
             for s in range(nseg):
-                costs = plan.triplet_costs(seqs.lengths, trip[s::nseg], r)
-                chunks = [c for c in plan.dynamic(costs, P * (per_dev // nseg)) if c.size]
-                chunks.sort(key=lambda c: -costs[c].sum())  # largest first
+                if s == 0 and nseg > 1:
+                    # start the devices at once: the first chunks need no
+                    # balance (the queue evens them out), only the last ones do
+                    chunks = plan.interleaved(len(range(0, T, nseg)), P)
+                else:
+                    costs = plan.triplet_costs(seqs.lengths, trip[s::nseg], r)
+                    chunks = plan.dynamic(costs, P)
+                    chunks.sort(key=lambda c: -costs[c].sum())  # largest first
                 for c in chunks:
-                    feed.put(None, s + nseg * c)
+                    if c.size:
+                        feed.put(None, s + nseg * c)
         feed.close()
 
     if P == 1:
