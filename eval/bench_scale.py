@@ -31,6 +31,7 @@ Usage::
 
     python eval/bench_scale.py                       # every visible GPU (1, 2, 4)
     python eval/bench_scale.py --cpu-workers 2 --seconds 6 --lengths 16,96
+    python eval/bench_scale.py --simulate 4                # sleeping fake GPUs
 
 Writes ``eval/results/scale-<machine>-<date>.md``.
 """
@@ -42,6 +43,7 @@ import datetime
 import os
 import platform
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -169,6 +171,65 @@ def _take_busy(dask_worker):
     return busy
 
 
+class SimDevices:
+    """Simulated GPUs for :func:`score_on_devices`: a batch sleeps for its modelled time.
+
+    A batch of triplets takes ``cells / rate + count * overhead`` seconds
+    (times ``slow`` on the last device); the "score" is the triplet's cells.
+    Sleeping releases the GIL as a GPU kernel does, so this measures the
+    orchestration and planning on the host with devices of known speed.
+    """
+
+    def __init__(self, n, rate, overhead, slow):
+        self.n, self.rate, self.overhead, self.slow = n, rate, overhead, slow
+        self.local = threading.local()
+
+    def count(self):
+        return self.n
+
+    def context(self, device):
+        sim = self
+
+        class Ctx:
+            def __enter__(self):
+                sim.local.dev = device
+
+            def __exit__(self, *exc):
+                sim.local.dev = None
+
+        return Ctx()
+
+    def free_bytes(self, device):
+        return 80 << 30
+
+    def memory_model(self, seqs):
+        return plan.memory_model("gpu", sequence_bytes=seqs.codes.nbytes + seqs.offsets.nbytes)
+
+    def score(self, seqs, trip, mode, scoring, out):
+        cells = plan.triplet_cells(seqs.lengths, trip)
+        dt = cells.sum() / self.rate + len(trip) * self.overhead
+        if getattr(self.local, "dev", 0) == self.n - 1:
+            dt *= self.slow
+        time.sleep(dt)
+        out[:] = cells
+
+
+class SimRunner(GpuRunner):
+    def __init__(self, n, rate, slow):
+        self.backend = SimDevices(n, rate, 2e-8, slow)
+        self.devs = list(range(n))
+        extra = f", last device {slow}x slower" if slow != 1 else ""
+        self.machine = (f"SIMULATED devices: {n} sleeping fake GPUs at {rate:.3g} cells/s"
+                        f"{extra}, host {platform.node()} ({os.cpu_count()} cores)")
+        self.slug = f"sim{n}" + (f"-slow{slow:g}" if slow != 1 else "")
+
+    def sync(self):
+        pass
+
+    def peak_bytes(self):
+        return None
+
+
 class DaskCpuRunner:
     label = "Dask CPU worker"
 
@@ -246,6 +307,12 @@ def main(argv=None):
     ap.add_argument("--gpus", default=None, help="GPUs to use (default: every visible one)")
     ap.add_argument("--cpu-workers", type=int, default=0,
                     help="dry run on Dask local CPU workers (1, 2, ... up to this many)")
+    ap.add_argument("--simulate", type=int, default=0, metavar="N",
+                    help="dry run of the multi-GPU path on N simulated (sleeping) devices")
+    ap.add_argument("--sim-rate", type=float, default=5e11,
+                    help="cells/s of a simulated device (default 5e11)")
+    ap.add_argument("--sim-slow", type=float, default=1.0,
+                    help="the last simulated device is this much slower (default 1)")
     ap.add_argument("--seconds", type=float, default=8.0,
                     help="target time of one device per set (default 8)")
     ap.add_argument("--lengths", default="32,256", help="LMIN,LMAX (default 32,256)")
@@ -255,7 +322,9 @@ def main(argv=None):
     args = ap.parse_args(argv)
     lmin, lmax = (int(x) for x in args.lengths.split(","))
     sets = args.sets.split(",")
-    if args.cpu_workers:
+    if args.simulate:
+        runner = SimRunner(args.simulate, args.sim_rate, args.sim_slow)
+    elif args.cpu_workers:
         runner = DaskCpuRunner(args.cpu_workers)
     else:
         from trimsa.triplet.devices import parse_gpus
@@ -312,9 +381,12 @@ def main(argv=None):
 
 def write(args, runner, start, rows, notes, lmin, lmax):
     lines = []
-    dry = isinstance(runner, DaskCpuRunner)
-    title = "CPU DRY RUN of the scaling benchmark (not GPU numbers)" if dry else \
-        "Scaling of triplet scoring over GPUs"
+    if isinstance(runner, DaskCpuRunner):
+        title = "CPU DRY RUN of the scaling benchmark (not GPU numbers)"
+    elif isinstance(runner, SimRunner):
+        title = "SIMULATED-DEVICE DRY RUN of the multi-GPU path (not GPU numbers)"
+    else:
+        title = "Scaling of triplet scoring over GPUs"
     lines.append(f"# {title}\n")
     lines.append(f"- machine: {runner.machine}")
     lines.append(f"- date: {start:%Y-%m-%d %H:%M} UTC")
