@@ -265,3 +265,20 @@ def test_cli_scale_option_errors(tmp_path, capsys, argv, message):
     assert main(["triplets", str(fa), "-o", str(out)] + argv) == 2
     assert message in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_scheduler_address(client, data):
+    """``tcp://HOST:PORT`` connects to a running cluster (here the fixture's)."""
+    seqs, trip = data
+    address = client.scheduler.address
+    assert address.startswith("tcp://")
+    got = tdist.score_triplets_distributed(seqs, trip[:30], scheduler=address, device="cpu")
+    np.testing.assert_array_equal(got, _reference(seqs, trip[:30]))
+    assert client.status == "running"  # the fixture's client was left alone
+
+
+def test_unreachable_scheduler_is_one_clear_error(data):
+    seqs, trip = data
+    with pytest.raises(OptionError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:9"):
+        with tdist.connect("tcp://127.0.0.1:9", timeout=2):
+            pass
