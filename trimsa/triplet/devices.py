@@ -238,8 +238,13 @@ def score_on_devices(seqs, trip, mode: int, scoring, *, gpus=None, partition: st
                     # balance (the queue evens them out), only the last ones do
                     chunks = plan.interleaved(len(range(0, T, nseg)), P)
                 else:
+                    # the last segments in finer chunks (guided self-scheduling):
+                    # the tail of the queue is what a slower device can hold up
+                    size = len(range(s, T, nseg))
+                    k = P * min(2 ** max(0, s - nseg + 4),
+                                max(1, size // (P * max(1, min_chunk // 4))))
                     costs = plan.triplet_costs(seqs.lengths, trip[s::nseg], r)
-                    chunks = plan.dynamic(costs, P)
+                    chunks = plan.dynamic(costs, k)
                     chunks.sort(key=lambda c: -costs[c].sum())  # largest first
                 for c in chunks:
                     if c.size:
