@@ -1,0 +1,233 @@
+"""numba kernels of the progressive aligner (CPU).
+
+All kernels are ``nogil`` so that independent merges of the guide tree run in
+parallel threads; :func:`kmer_distances` and :func:`aligned_distances` use
+``prange`` over sequences.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import prange
+
+from .._numba import jit, pjit
+
+NEG = np.float32(-1e30)
+
+#: Path codes written by :func:`profile_dp`: a column of both profiles, a
+#: column of A against gaps, a column of B against gaps.
+BOTH, A_ONLY, B_ONLY = 0, 1, 2
+
+
+@jit
+def profile_dp(S, ra, rb, go, ge, term):
+    """Best affine-gap alignment of two profiles; returns the path and its score.
+
+    Parameters
+    ----------
+    S
+        ``float32 (LA, LB)``: score of aligning column ``i`` of A with column
+        ``j`` of B.
+    ra, rb
+        ``float32``: the residue (non-gap) weight fraction of each column.
+    go, ge
+        Gap open and extension penalties (positive; subtracted). A gap in B
+        opposite A's column ``i`` costs ``ge * ra[i]`` per column, and
+        ``go * ra[i]`` where the run opens; symmetric for gaps in A.
+    term
+        Factor on the open penalty of gaps at either end (terminal gaps).
+
+    Returns
+    -------
+    path : int8 array of ``BOTH`` / ``A_ONLY`` / ``B_ONLY``, first column first.
+    score : float (the optimum).
+    """
+    la, lb = S.shape
+    # rolling rows of the three states
+    Mp = np.full(lb + 1, NEG, np.float32)
+    Xp = np.full(lb + 1, NEG, np.float32)
+    Yp = np.full(lb + 1, NEG, np.float32)
+    Mc = np.full(lb + 1, NEG, np.float32)
+    Xc = np.full(lb + 1, NEG, np.float32)
+    Yc = np.full(lb + 1, NEG, np.float32)
+    tb = np.zeros((la + 1, lb + 1), np.uint8)
+    Mp[0] = 0.0
+    # row 0: only Y (gaps in A opposite B's first j columns)
+    for j in range(1, lb + 1):
+        ext = ge * rb[j - 1]
+        opn = go * rb[j - 1] * term
+        a = Mp[j - 1] - opn
+        c = Yp[j - 1]
+        if c >= a:
+            Yp[j] = c - ext
+            tb[0, j] = 2 << 4
+        else:
+            Yp[j] = a - ext
+            tb[0, j] = 0
+    for i in range(1, la + 1):
+        rai = ra[i - 1]
+        ext_x = ge * rai
+        Mc[0] = NEG
+        Yc[0] = NEG
+        # column 0: only X
+        opn = go * rai * term
+        a = Mp[0] - opn
+        c = Xp[0]
+        if c >= a:
+            Xc[0] = c - ext_x
+            tb[i, 0] = 1 << 2
+        else:
+            Xc[0] = a - ext_x
+            tb[i, 0] = 0
+        Srow = S[i - 1]
+        for j in range(1, lb + 1):
+            code = 0
+            # M: from the diagonal
+            m = Mp[j - 1]
+            src = 0
+            x = Xp[j - 1]
+            if x > m:
+                m = x
+                src = 1
+            y = Yp[j - 1]
+            if y > m:
+                m = y
+                src = 2
+            Mc[j] = m + Srow[j - 1]
+            code |= src
+            # X: A's column i against gaps (from the row above)
+            f = term if j == lb else np.float32(1.0)
+            opn = go * rai * f
+            best = Xp[j]
+            src = 1
+            a = Mp[j] - opn
+            if a > best:
+                best = a
+                src = 0
+            a = Yp[j] - opn
+            if a > best:
+                best = a
+                src = 2
+            Xc[j] = best - ext_x
+            code |= src << 2
+            # Y: B's column j against gaps (from the left)
+            rbj = rb[j - 1]
+            f = term if i == la else np.float32(1.0)
+            opn = go * rbj * f
+            best = Yc[j - 1]
+            src = 2
+            a = Mc[j - 1] - opn
+            if a > best:
+                best = a
+                src = 0
+            a = Xc[j - 1] - opn
+            if a > best:
+                best = a
+                src = 1
+            Yc[j] = best - ge * rbj
+            code |= src << 4
+            tb[i, j] = code
+        for j in range(lb + 1):
+            Mp[j] = Mc[j]
+            Xp[j] = Xc[j]
+            Yp[j] = Yc[j]
+    # final state
+    state = 0
+    score = Mp[lb]
+    if Xp[lb] > score:
+        score = Xp[lb]
+        state = 1
+    if Yp[lb] > score:
+        score = Yp[lb]
+        state = 2
+    path = np.empty(la + lb, np.int8)
+    n = 0
+    i = la
+    j = lb
+    while i > 0 or j > 0:
+        code = tb[i, j]
+        if state == 0:
+            nxt = code & 3
+            path[n] = BOTH
+            i -= 1
+            j -= 1
+        elif state == 1:
+            nxt = (code >> 2) & 3
+            path[n] = A_ONLY
+            i -= 1
+        else:
+            nxt = (code >> 4) & 3
+            path[n] = B_ONLY
+            j -= 1
+        n += 1
+        state = nxt
+    out = path[:n][::-1].copy()
+    return out, score
+
+
+@jit
+def path_maps(path, la, lb):
+    """Column positions of A's and B's columns in the merged profile."""
+    ma = np.empty(la, np.int64)
+    mb = np.empty(lb, np.int64)
+    i = 0
+    j = 0
+    for c in range(path.size):
+        p = path[c]
+        if p == 0:
+            ma[i] = c
+            mb[j] = c
+            i += 1
+            j += 1
+        elif p == 1:
+            ma[i] = c
+            i += 1
+        else:
+            mb[j] = c
+            j += 1
+    return ma, mb
+
+
+@jit
+def _sorted_kmers(codes, start, stop, k, base):
+    n = stop - start - k + 1
+    if n <= 0:
+        return np.zeros(0, np.int64)
+    out = np.empty(n, np.int64)
+    for p in range(n):
+        v = 0
+        for q in range(k):
+            v = v * base + codes[start + p + q]
+        out[p] = v
+    out.sort()
+    return out
+
+
+@pjit
+def kmer_distances(codes, offsets, k, base):
+    """``1 - shared k-mers / min(k-mer count)`` for every pair (condensed order)."""
+    n = offsets.size - 1
+    kms = []
+    for s in range(n):
+        kms.append(_sorted_kmers(codes, offsets[s], offsets[s + 1], k, base))
+    out = np.zeros(n * (n - 1) // 2, np.float64)
+    for s in prange(n):
+        a = kms[s]
+        for t in range(s + 1, n):
+            b = kms[t]
+            i = 0
+            j = 0
+            shared = 0
+            while i < a.size and j < b.size:
+                if a[i] == b[j]:
+                    shared += 1
+                    i += 1
+                    j += 1
+                elif a[i] < b[j]:
+                    i += 1
+                else:
+                    j += 1
+            m = min(a.size, b.size)
+            d = 1.0 - shared / m if m > 0 else 1.0
+            out[n * s - s * (s + 1) // 2 + (t - s - 1)] = d
+    return out
