@@ -231,3 +231,35 @@ def kmer_distances(codes, offsets, k, base):
             d = 1.0 - shared / m if m > 0 else 1.0
             out[n * s - s * (s + 1) // 2 + (t - s - 1)] = d
     return out
+
+
+@pjit
+def aligned_distances(m, gap):
+    """Jukes-Cantor-corrected p-distances from an alignment (condensed order).
+
+    ``m`` is ``uint8 (n, L)`` with ``gap`` for gaps; only columns where both
+    rows have a residue count. A pair with no such column gets distance 1.
+    """
+    n, L = m.shape
+    out = np.zeros(n * (n - 1) // 2, np.float64)
+    for s in prange(n):
+        a = m[s]
+        for t in range(s + 1, n):
+            b = m[t]
+            same = 0
+            both = 0
+            for c in range(L):
+                x = a[c]
+                y = b[c]
+                if x != gap and y != gap:
+                    both += 1
+                    if x == y:
+                        same += 1
+            if both == 0:
+                d = 1.0
+            else:
+                p = 1.0 - same / both
+                q = 1.0 - 4.0 * p / 3.0
+                d = -0.75 * np.log(q) if q > 0.05 else -0.75 * np.log(0.05)
+            out[n * s - s * (s + 1) // 2 + (t - s - 1)] = d
+    return out
