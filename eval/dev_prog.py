@@ -8,7 +8,7 @@ from eval.spscore import read_fasta, sp_compare
 
 SIM = '/work/shared/data/sim'
 
-def run(name, go=3.0, ge=1.0, term=0.5, gic=None, match=1.0, mismatch=-1.0, true_tree=False, threads=1):
+def run(name, go=3.0, ge=1.0, term=0.5, gic=None, match=1.0, mismatch=-1.0, true_tree=False, threads=1, boundary=False, method="upgma"):
     seqs = read_sequences((f'{SIM}/{name}/input.fa' if __import__('os').path.exists(f'{SIM}/{name}/input.fa') else f'{SIM}/{name}/input.fa.gz'))
     t0 = time.perf_counter()
     if true_tree:
@@ -16,7 +16,7 @@ def run(name, go=3.0, ge=1.0, term=0.5, gic=None, match=1.0, mismatch=-1.0, true
         tr = dendropy.Tree.get(path=f'{SIM}/{name}/tree.nwk', schema='newick', preserve_underscores=True)
         gt = engine.GuideTree.from_dendropy(tr, seqs.names)
     else:
-        gt = guide.default_guide_tree(seqs)
+        gt = guide.default_guide_tree(seqs, method=method)
     gt = gt.binary()
     t1 = time.perf_counter()
     used = np.unique(seqs.codes)
@@ -24,7 +24,7 @@ def run(name, go=3.0, ge=1.0, term=0.5, gic=None, match=1.0, mismatch=-1.0, true
     codes = [lut[seqs.code(i)] for i in range(len(seqs))]
     k = seqs.alphabet.size
     tab = np.where(np.eye(k, dtype=bool), match, mismatch)
-    sc = engine.make_profile_scoring(tab, used, go, ge, term, ge if gic is None else gic)
+    sc = engine.make_profile_scoring(tab, used, go, ge, term, ge if gic is None else gic, boundary)
     w = engine.tree_weights(gt)
     walk = engine.Walk(gt, codes, w, sc, threads=threads)
     walk.run()

@@ -20,7 +20,7 @@ BOTH, A_ONLY, B_ONLY = 0, 1, 2
 
 
 @jit
-def profile_dp(S, ra, rb, go, ge, term):
+def profile_dp(S, ra, rb, oa, ob, go, ge):
     """Best affine-gap alignment of two profiles; returns the path and its score.
 
     Parameters
@@ -30,12 +30,16 @@ def profile_dp(S, ra, rb, go, ge, term):
         ``j`` of B.
     ra, rb
         ``float32``: the residue (non-gap) weight fraction of each column.
+    oa, ob
+        ``float32`` of length ``LA + 1`` / ``LB + 1``: weight of opening a gap
+        in A / B at each boundary between columns (``oa[i]`` lies before A's
+        column ``i``; ``oa[LA]`` after the last one). The caller folds the
+        terminal-gap factor into the first and last entries.
     go, ge
         Gap open and extension penalties (positive; subtracted). A gap in B
         opposite A's column ``i`` costs ``ge * ra[i]`` per column, and
-        ``go * ra[i]`` where the run opens; symmetric for gaps in A.
-    term
-        Factor on the open penalty of gaps at either end (terminal gaps).
+        ``go * ra[i] * ob[j]`` where the run opens at B's boundary ``j``;
+        symmetric for gaps in A.
 
     Returns
     -------
@@ -55,7 +59,7 @@ def profile_dp(S, ra, rb, go, ge, term):
     # row 0: only Y (gaps in A opposite B's first j columns)
     for j in range(1, lb + 1):
         ext = ge * rb[j - 1]
-        opn = go * rb[j - 1] * term
+        opn = go * rb[j - 1] * oa[0]
         a = Mp[j - 1] - opn
         c = Yp[j - 1]
         if c >= a:
@@ -70,7 +74,7 @@ def profile_dp(S, ra, rb, go, ge, term):
         Mc[0] = NEG
         Yc[0] = NEG
         # column 0: only X
-        opn = go * rai * term
+        opn = go * rai * ob[0]
         a = Mp[0] - opn
         c = Xp[0]
         if c >= a:
@@ -96,8 +100,7 @@ def profile_dp(S, ra, rb, go, ge, term):
             Mc[j] = m + Srow[j - 1]
             code |= src
             # X: A's column i against gaps (from the row above)
-            f = term if j == lb else np.float32(1.0)
-            opn = go * rai * f
+            opn = go * rai * ob[j]
             best = Xp[j]
             src = 1
             a = Mp[j] - opn
@@ -112,8 +115,7 @@ def profile_dp(S, ra, rb, go, ge, term):
             code |= src << 2
             # Y: B's column j against gaps (from the left)
             rbj = rb[j - 1]
-            f = term if i == la else np.float32(1.0)
-            opn = go * rbj * f
+            opn = go * rbj * oa[i]
             best = Yc[j - 1]
             src = 2
             a = Mc[j - 1] - opn

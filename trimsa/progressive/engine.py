@@ -189,16 +189,18 @@ class ProfileScoring:
     go: float
     ge: float
     term: float
+    boundary: bool = False  # scale opens by the fraction of sequences that would open
 
 
-def make_profile_scoring(sub_table, used_codes, go, ge, term, gap_in_column) -> ProfileScoring:
+def make_profile_scoring(sub_table, used_codes, go, ge, term, gap_in_column,
+                         boundary: bool = False) -> ProfileScoring:
     """Restrict ``sub_table`` to ``used_codes`` and add the gap row and column."""
     k = len(used_codes)
     t = np.zeros((k + 1, k + 1), np.float32)
     t[:k, :k] = np.asarray(sub_table, np.float32)[np.ix_(used_codes, used_codes)]
     t[:k, k] = -gap_in_column
     t[k, :k] = -gap_in_column
-    return ProfileScoring(t, float(go), float(ge), float(term))
+    return ProfileScoring(t, float(go), float(ge), float(term), bool(boundary))
 
 
 class Walk:
@@ -216,6 +218,7 @@ class Walk:
         k = scoring.table.shape[0] - 1
         self.k = k
         self.profile = {}
+        self.both = {}  # per column: fraction of sequences with a residue here and before
         self.wsum = {}
         self.maps = {}
         for i in range(n):
@@ -223,6 +226,7 @@ class Walk:
             f = np.zeros((c.size, k + 1), np.float32)
             f[np.arange(c.size), c] = 1.0
             self.profile[i] = f
+            self.both[i] = np.ones(c.size, np.float32)
             self.wsum[i] = float(self.weights[i])
         self.score = 0.0
         self._lock = threading.Lock()
@@ -232,7 +236,7 @@ class Walk:
         a, b = self.tree.children[v - self.tree.n]
         FA, FB = self.profile[a], self.profile[b]
         wa, wb = self.wsum[a], self.wsum[b]
-        path, score, ma, mb = align_profiles(FA, FB, self.sc)
+        path, score, ma, mb = align_profiles(FA, FB, self.sc, self.both[a], self.both[b])
         L = path.size
         tot = wa + wb
         fa, fb = wa / tot, wb / tot
@@ -245,8 +249,13 @@ class Walk:
         pb[mb] = False
         F[pa, self.k] += fa
         F[pb, self.k] += fb
+        both = np.zeros(L, np.float32)
+        both[ma] += fa * _carry_both(self.both[a], ma)
+        both[mb] += fb * _carry_both(self.both[b], mb)
         with self._lock:
             self.profile[v] = F
+            self.both[v] = both
+            del self.both[a], self.both[b]
             self.wsum[v] = tot
             self.maps[v] = (ma, mb)
             del self.profile[a], self.profile[b]
@@ -314,14 +323,46 @@ class Walk:
         return out, width
 
 
-def align_profiles(FA, FB, sc: ProfileScoring):
+def _carry_both(both, m):
+    """A child's residue-here-and-before fractions, placed in the merged profile."""
+    out = both.copy()
+    if m.size:
+        out[1:] *= m[1:] == m[:-1] + 1
+        if m[0] != 0:
+            out[0] = 0.0
+    return out
+
+
+def boundary_weights(r, both, sc: ProfileScoring):
+    """Open weight at each of the ``L + 1`` boundaries of a profile (terminal factor included).
+
+    Inside, a new gap opens for the sequences with a residue on both sides of
+    the boundary; at the ends, for those with a residue at the end column.
+    """
+    L = r.size
+    w = np.ones(L + 1, np.float32)
+    if sc.boundary and L:
+        w[1:L] = both[1:]
+        w[0] = r[0]
+        w[L] = r[L - 1]
+    w[0] *= sc.term
+    w[L] *= sc.term
+    return w
+
+
+def align_profiles(FA, FB, sc: ProfileScoring, both_a=None, both_b=None):
     """Align two profiles; returns ``(path, score, map_a, map_b)``."""
     S = (FA @ sc.table) @ FB.T
     S = np.ascontiguousarray(S, dtype=np.float32)
     ra = np.ascontiguousarray(1.0 - FA[:, -1], dtype=np.float32)
     rb = np.ascontiguousarray(1.0 - FB[:, -1], dtype=np.float32)
-    path, score = _cpu.profile_dp(S, ra, rb, np.float32(sc.go), np.float32(sc.ge),
-                                  np.float32(sc.term))
+    if both_a is None:
+        both_a = ra
+    if both_b is None:
+        both_b = rb
+    oa = boundary_weights(ra, both_a, sc)
+    ob = boundary_weights(rb, both_b, sc)
+    path, score = _cpu.profile_dp(S, ra, rb, oa, ob, np.float32(sc.go), np.float32(sc.ge))
     ma, mb = _cpu.path_maps(path, FA.shape[0], FB.shape[0])
     return path, float(score), ma, mb
 
