@@ -21,6 +21,8 @@ COMMANDS = (
     "triplets",
     "align3",
     "run",
+    "eval",
+    "simulate",
 )
 
 

@@ -1,0 +1,373 @@
+"""Alignment accuracy against a reference: SP-score, Modeler, SPFN, SPFP, TC.
+
+The definitions are FastSP's (Mirarab & Warnow 2011, version 1.7.1), so that
+numbers computed here can be put beside numbers from papers:
+
+* A character is a **residue** when it is a letter (case ignored), a **gap**
+  when it is ``-`` or ``?``; every other character (``.``, ``*``, digits,
+  blanks) is skipped as if it were not there, and does not make a column.
+* A **homology** is an unordered pair of residues of two different sequences
+  that share a column. Residues are identified by their sequence and their
+  rank among that sequence's residues, so the two alignments must hold the
+  same residues (checked; case ignored).
+* ``sp_score`` = shared homologies / homologies of the reference;
+  ``modeler`` = shared homologies / homologies of the estimate;
+  ``spfn = 1 - sp_score`` and ``spfp = 1 - modeler``.
+* ``tc`` = reference columns with at least two residues whose residues form
+  exactly one column of the estimate (holding nothing else) / reference
+  columns with at least two residues.
+* ``compression`` = columns of the estimate / columns of the reference,
+  all-gap columns included (FastSP counts them).
+
+Sequences are matched on the first word of their names, so the padding that
+AliSim writes after names is ignored. A ratio whose denominator is zero (no
+homology in the reference, say) is ``nan``, as in FastSP; ``--json`` writes it
+as ``null``.
+
+The computation is vectorised: every residue gets its reference column and its
+estimated column, and the shared homologies are the pairs within each
+(reference column, estimated column) class, counted after one sort.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import os
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .errors import DuplicateNameError, InputFormatError, TooFewSequencesError, TrimsaError
+
+__all__ = [
+    "AlignmentMismatchError",
+    "Scores",
+    "compare",
+    "read_alignment",
+]
+
+#: Keys of :meth:`Scores.to_dict` (and of ``trimsa eval --json``), in order.
+JSON_KEYS = ("sp_score", "modeler", "spfn", "spfp", "tc", "compression",
+             "n_seqs", "ref_columns", "est_columns")
+
+_GAPS = b"-?"
+_LETTERS = bytes(range(ord("A"), ord("Z") + 1)) + bytes(range(ord("a"), ord("z") + 1))
+#: Bytes that are neither residues nor gaps: deleted before anything else.
+_SKIPPED = bytes(b for b in range(256) if b not in _GAPS + _LETTERS)
+
+
+class AlignmentMismatchError(TrimsaError):
+    """The reference and the estimate do not hold the same sequences or residues."""
+
+
+@dataclass(frozen=True)
+class Scores:
+    """Accuracy of an estimated alignment against a reference.
+
+    Attributes
+    ----------
+    sp_score, modeler, spfn, spfp, tc, compression
+        The ratios defined in the module docstring (``nan`` where the
+        denominator is zero).
+    n_seqs
+        Number of sequences.
+    ref_columns, est_columns
+        Columns of the reference and of the estimate (all-gap ones included).
+    shared_homologies, ref_homologies, est_homologies
+        The homology counts behind ``sp_score`` and ``modeler``.
+    correct_columns, ref_aligned_columns
+        The column counts behind ``tc``.
+    """
+
+    sp_score: float
+    modeler: float
+    spfn: float
+    spfp: float
+    tc: float
+    compression: float
+    n_seqs: int
+    ref_columns: int
+    est_columns: int
+    shared_homologies: int = 0
+    ref_homologies: int = 0
+    est_homologies: int = 0
+    correct_columns: int = 0
+    ref_aligned_columns: int = 0
+
+    def to_dict(self) -> dict:
+        """The public figures (the keys of ``trimsa eval --json``), ``nan`` as ``None``."""
+        d = asdict(self)
+        out = {}
+        for k in JSON_KEYS:
+            v = d[k]
+            out[k] = None if isinstance(v, float) and math.isnan(v) else v
+        return out
+
+    @property
+    def sp_f1(self) -> float:
+        """Harmonic mean of ``sp_score`` and ``modeler`` (1 - SPFN and 1 - SPFP)."""
+        a, b = self.sp_score, self.modeler
+        if math.isnan(a) or math.isnan(b):
+            return math.nan
+        return 0.0 if a + b == 0 else 2 * a * b / (a + b)
+
+
+# --------------------------------------------------------------------------- reading
+
+def _first_word(name: str) -> str:
+    parts = str(name).split(None, 1)
+    return parts[0] if parts else ""
+
+
+def _open_alignment_text(path: Path):
+    from .io import _open_text
+
+    return _open_text(path)
+
+
+def read_alignment(source, format: str = "fasta", label: str | None = None) -> list:
+    """Read an alignment as ``(name, row)`` pairs, names cut to their first word.
+
+    Parameters
+    ----------
+    source
+        A path (plain or gzip-compressed, recognised by its magic bytes), a
+        Biopython alignment (``MultipleSeqAlignment`` or ``Alignment``), an
+        iterable of ``SeqRecord`` objects or of ``(name, row)`` pairs.
+    format
+        Biopython format name for paths: ``fasta`` (default; read with
+        ``Bio.SeqIO``) or any format ``Bio.AlignIO`` reads (``clustal``,
+        ``phylip-relaxed``, ``stockholm``, ``nexus``, ...).
+    label
+        What to call the source in messages (default: the path).
+
+    Raises
+    ------
+    InputFormatError
+        Missing, unreadable or empty file, or one Biopython cannot parse.
+    DuplicateNameError
+        Two rows share a name.
+    """
+    if isinstance(source, (str, os.PathLike)):
+        rows, label = _read_path(Path(source), format, label)
+    else:
+        label = label or "<alignment>"
+        rows = _rows_from_object(source, label)
+    if not rows:
+        raise InputFormatError(f"{label}: no sequences found")
+    seen = {}
+    for idx, (name, _row) in enumerate(rows, start=1):
+        if not name:
+            raise InputFormatError(f"{label}: sequence {idx} has no name")
+        if name in seen:
+            raise DuplicateNameError(
+                f"{label}: duplicate sequence name {name!r} (sequences {seen[name]} and {idx})")
+        seen[name] = idx
+    return rows
+
+
+def _read_path(path: Path, fmt: str, label: str | None):
+    from Bio import AlignIO, SeqIO
+
+    label = label or str(path)
+    if not path.exists():
+        raise InputFormatError(f"{label}: no such file")
+    if path.is_dir():
+        raise InputFormatError(f"{label}: is a directory, not an alignment file")
+    try:
+        with _open_alignment_text(path) as fh:
+            text = fh.read()
+    except (OSError, EOFError) as exc:
+        raise InputFormatError(f"{label}: cannot be read ({exc})") from None
+    if not text.strip():
+        raise InputFormatError(f"{label}: file is empty")
+    fmt = (fmt or "fasta").lower()
+    try:
+        if fmt == "fasta":
+            if text.lstrip()[:1] != ">":
+                first = text.lstrip().splitlines()[0][:40]
+                raise InputFormatError(
+                    f"{label}: not a FASTA file (first line {first!r} does not start with '>')")
+            records = list(SeqIO.parse(io.StringIO(text), "fasta"))
+        else:
+            records = list(AlignIO.read(io.StringIO(text), fmt))
+    except InputFormatError:
+        raise
+    except (ValueError, IndexError, KeyError, AssertionError) as exc:
+        msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise InputFormatError(f"{label}: cannot be read as {fmt} ({msg})") from None
+    return [(_first_word(r.id), str(r.seq)) for r in records], label
+
+
+def _rows_from_object(obj, label: str) -> list:
+    # new-style Bio.Align.Alignment: rows by index, names on .sequences
+    if hasattr(obj, "sequences") and hasattr(obj, "shape") and not isinstance(obj, np.ndarray):
+        names = [getattr(s, "id", None) or f"seq{i + 1}" for i, s in enumerate(obj.sequences)]
+        return [(_first_word(n), str(obj[i])) for i, n in enumerate(names)]
+    rows = []
+    try:
+        items = list(obj)
+    except TypeError:
+        raise InputFormatError(f"{label}: not an alignment (got {type(obj).__name__})") from None
+    for i, item in enumerate(items, start=1):
+        if hasattr(item, "seq") and hasattr(item, "id"):
+            rows.append((_first_word(item.id), str(item.seq)))
+        elif isinstance(item, (tuple, list)) and len(item) == 2:
+            rows.append((_first_word(item[0]), str(item[1])))
+        else:
+            raise InputFormatError(
+                f"{label}: item {i} is neither a SeqRecord nor a (name, row) pair")
+    return rows
+
+
+def _as_matrix(rows: list, label: str) -> np.ndarray:
+    """Rows as an ``(n, columns)`` uint8 matrix of residues and gaps only."""
+    cleaned = [row.encode("utf-8").translate(None, _SKIPPED) for _n, row in rows]
+    width = len(cleaned[0])
+    for (name, _r), b in zip(rows, cleaned):
+        if len(b) != width:
+            raise InputFormatError(
+                f"{label}: not an alignment: sequence {name!r} has {len(b)} columns, "
+                f"sequence {rows[0][0]!r} has {width}")
+    if width == 0:
+        raise InputFormatError(f"{label}: the alignment has no columns")
+    return np.frombuffer(b"".join(cleaned), dtype=np.uint8).reshape(len(rows), width)
+
+
+def _residue_mask(m: np.ndarray) -> np.ndarray:
+    low = m | 0x20
+    return (low >= ord("a")) & (low <= ord("z"))
+
+
+# --------------------------------------------------------------------------- scoring
+
+def _pairs(counts: np.ndarray) -> int:
+    c = counts.astype(np.int64)
+    return int((c * (c - 1) // 2).sum())
+
+
+def _ratio(num: int, den: int) -> float:
+    return num / den if den else math.nan
+
+
+def compare(reference, estimate, *, format: str = "fasta") -> Scores:
+    """Score ``estimate`` against ``reference`` with FastSP's definitions.
+
+    Parameters
+    ----------
+    reference, estimate
+        Paths (FASTA, plain or gzip; other formats through ``format``),
+        Biopython alignments, or lists of ``SeqRecord`` or ``(name, row)``.
+    format
+        Biopython format of the files given as paths (default ``fasta``).
+
+    Returns
+    -------
+    Scores
+
+    Raises
+    ------
+    AlignmentMismatchError
+        A name present on one side only, or a sequence whose residues differ.
+    InputFormatError
+        Unreadable or empty input, or rows of unequal length.
+
+    Examples
+    --------
+    >>> s = compare([("a", "AC-GT"), ("b", "ACTGT")], [("a", "ACG-T"), ("b", "ACTGT")])
+    >>> s.shared_homologies, s.ref_homologies, s.est_homologies
+    (3, 4, 4)
+    >>> s.spfn, s.spfp, s.tc
+    (0.25, 0.25, 0.75)
+    """
+    ref_label = str(reference) if isinstance(reference, (str, os.PathLike)) else "reference"
+    est_label = str(estimate) if isinstance(estimate, (str, os.PathLike)) else "estimate"
+    ref_rows = read_alignment(reference, format, ref_label)
+    est_rows = read_alignment(estimate, format, est_label)
+    return _compare_rows(ref_rows, est_rows, ref_label, est_label)
+
+
+def _compare_rows(ref_rows, est_rows, ref_label: str, est_label: str) -> Scores:
+    est_index = {name: i for i, (name, _row) in enumerate(est_rows)}
+    missing = [name for name, _row in ref_rows if name not in est_index]
+    if missing:
+        raise AlignmentMismatchError(
+            f"{est_label}: sequence {missing[0]!r} of the reference is missing"
+            + (f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""))
+    if len(est_rows) != len(ref_rows):
+        ref_names = {name for name, _row in ref_rows}
+        extra = [name for name, _row in est_rows if name not in ref_names]
+        raise AlignmentMismatchError(
+            f"{est_label}: sequence {extra[0]!r} is not in the reference {ref_label}"
+            + (f" (and {len(extra) - 1} more)" if len(extra) > 1 else ""))
+    n = len(ref_rows)
+    if n < 2:
+        raise TooFewSequencesError(
+            f"{ref_label}: scoring an alignment needs at least 2 sequences, found {n}")
+    names = [name for name, _row in ref_rows]
+    R = _as_matrix(ref_rows, ref_label)
+    E = _as_matrix([est_rows[est_index[name]] for name in names], est_label)
+    return score_matrices(R, E, names, ref_label, est_label)
+
+
+def score_matrices(R: np.ndarray, E: np.ndarray, names, ref_label: str = "reference",
+                   est_label: str = "estimate") -> Scores:
+    """Score two character matrices whose rows are the same sequences in the same order.
+
+    ``R`` and ``E`` are ``uint8`` arrays of ASCII letters and gap characters
+    (``-`` or ``?``), one row per sequence; :func:`compare` builds them.
+    """
+    Lr, Le = R.shape[1], E.shape[1]
+    mr, me = _residue_mask(R), _residue_mask(E)
+    nr, ne = mr.sum(axis=1), me.sum(axis=1)
+    bad = np.flatnonzero(nr != ne)
+    if bad.size:
+        i = int(bad[0])
+        raise AlignmentMismatchError(
+            f"{est_label}: sequence {names[i]!r} has {int(ne[i])} residues, "
+            f"{int(nr[i])} in the reference {ref_label}")
+    # residues in row-major order: the k-th residue of both lists is the same one
+    idx = np.int32 if max(Lr, Le) < 2**31 else np.int64
+    rc = np.broadcast_to(np.arange(Lr, dtype=idx), R.shape)[mr]
+    ec = np.broadcast_to(np.arange(Le, dtype=idx), E.shape)[me]
+    ra, ea = R[mr] & 0xDF, E[me] & 0xDF  # upper case
+    diff = np.flatnonzero(ra != ea)
+    if diff.size:
+        k = int(diff[0])
+        ends = np.cumsum(nr)
+        i = int(np.searchsorted(ends, k, side="right"))
+        raise AlignmentMismatchError(
+            f"{est_label}: sequence {names[i]!r} differs from the reference at residue "
+            f"{k - int(ends[i] - nr[i]) + 1} ({chr(ea[k])!r} instead of {chr(ra[k])!r})")
+
+    ref_counts = np.bincount(rc, minlength=Lr)
+    est_counts = np.bincount(ec, minlength=Le)
+    ref_hom = _pairs(ref_counts)
+    est_hom = _pairs(est_counts)
+    # classes of residues sharing a reference column and an estimated column
+    kt = np.int32 if Lr * Le < 2**31 else np.int64
+    key = rc.astype(kt) * kt(Le) + ec.astype(kt)
+    key.sort()
+    if key.size:
+        starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+        sizes = np.diff(np.r_[starts, key.size])
+        ukey = key[starts]
+    else:
+        sizes = ukey = np.zeros(0, kt)
+    shared = _pairs(sizes)
+    ucol, ecol = ukey // kt(Le), ukey % kt(Le)
+    classes_per_col = np.bincount(ucol, minlength=Lr)
+    correct = int(np.count_nonzero((sizes >= 2) & (classes_per_col[ucol] == 1)
+                                   & (sizes == est_counts[ecol])))
+    aligned = int(np.count_nonzero(ref_counts >= 2))
+    sp = _ratio(shared, ref_hom)
+    mod = _ratio(shared, est_hom)
+    return Scores(
+        sp_score=sp, modeler=mod, spfn=1 - sp, spfp=1 - mod,
+        tc=_ratio(correct, aligned), compression=Le / Lr,
+        n_seqs=int(R.shape[0]), ref_columns=int(Lr), est_columns=int(Le),
+        shared_homologies=shared, ref_homologies=ref_hom, est_homologies=est_hom,
+        correct_columns=correct, ref_aligned_columns=aligned,
+    )
