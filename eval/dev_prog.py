@@ -8,7 +8,7 @@ from eval.spscore import read_fasta, sp_compare
 
 SIM = '/work/shared/data/sim'
 
-def run(name, go=3.0, ge=1.0, term=0.5, gic=None, match=1.0, mismatch=-1.0, true_tree=False, threads=1, boundary=False, method="upgma"):
+def run(name, go=3.0, ge=1.0, term=0.5, gic=None, match=1.0, mismatch=-1.0, true_tree=False, threads=1, boundary=False, method="upgma", ts=None, uniform=False, refine=0):
     seqs = read_sequences((f'{SIM}/{name}/input.fa' if __import__('os').path.exists(f'{SIM}/{name}/input.fa') else f'{SIM}/{name}/input.fa.gz'))
     t0 = time.perf_counter()
     if true_tree:
@@ -23,12 +23,21 @@ def run(name, go=3.0, ge=1.0, term=0.5, gic=None, match=1.0, mismatch=-1.0, true
     lut = np.zeros(256, np.int64); lut[used] = np.arange(used.size)
     codes = [lut[seqs.code(i)] for i in range(len(seqs))]
     k = seqs.alphabet.size
-    tab = np.where(np.eye(k, dtype=bool), match, mismatch)
+    tab = np.where(np.eye(k, dtype=bool), match, mismatch).astype(float)
+    if ts is not None:
+        L = seqs.alphabet.letters
+        for x, y in (('A', 'G'), ('C', 'T')):
+            tab[L.index(x), L.index(y)] = tab[L.index(y), L.index(x)] = ts
     sc = engine.make_profile_scoring(tab, used, go, ge, term, ge if gic is None else gic, boundary)
-    w = engine.tree_weights(gt)
+    w = engine.tree_weights(gt) if not uniform else np.ones(len(seqs))
     walk = engine.Walk(gt, codes, w, sc, threads=threads)
     walk.run()
     pos, width = walk.positions()
+    for _ in range(refine):
+        m = engine.code_matrix(pos, width, codes)
+        m, acc = engine.refine(m, gt, w, sc)
+        pos = engine.positions_from_matrix(m)
+        width = m.shape[1]
     rows = engine.assemble(pos, width, seqs.sequences)
     t2 = time.perf_counter()
     tn, ts = read_fasta(f'{SIM}/{name}/true.fa' if __import__('os').path.exists(f'{SIM}/{name}/true.fa') else f'{SIM}/{name}/true.fa.gz')

@@ -265,3 +265,68 @@ def aligned_distances(m, gap):
                 d = -0.75 * np.log(q) if q > 0.05 else -0.75 * np.log(0.05)
             out[n * s - s * (s + 1) // 2 + (t - s - 1)] = d
     return out
+
+
+@jit
+def score_path(S, ra, rb, oa, ob, go, ge, path):
+    """The score :func:`profile_dp` gives one given path (same model)."""
+    la, lb = S.shape
+    i = 0
+    j = 0
+    prev = -1
+    total = 0.0
+    for c in range(path.size):
+        op = path[c]
+        if op == 0:
+            total += S[i, j]
+            i += 1
+            j += 1
+        elif op == 1:
+            if prev != 1:
+                total -= go * ra[i] * ob[j]
+            total -= ge * ra[i]
+            i += 1
+        else:
+            if prev != 2:
+                total -= go * rb[j] * oa[i]
+            total -= ge * rb[j]
+            j += 1
+        prev = op
+    return total
+
+
+@jit
+def split_profile(m, rows, w, k, gap):
+    """Profile of the rows ``rows`` of alignment ``m`` (all-gap columns dropped).
+
+    Returns ``(F, both, cols)``: ``F`` is ``float32 (L', k + 1)`` (residue
+    fractions, gap fraction last), ``both`` the fraction with a residue here and
+    in the previous kept column, ``cols`` the kept columns of ``m``.
+    """
+    n, L = m.shape
+    keep = np.zeros(L, np.bool_)
+    for r in rows:
+        for c in range(L):
+            if m[r, c] != gap:
+                keep[c] = True
+    cols = np.flatnonzero(keep)
+    nc = cols.size
+    F = np.zeros((nc, k + 1), np.float32)
+    both = np.zeros(nc, np.float32)
+    wt = 0.0
+    for r in rows:
+        wt += w[r]
+    for r in rows:
+        wr = w[r] / wt
+        prev_res = True
+        for q in range(nc):
+            x = m[r, cols[q]]
+            if x == gap:
+                F[q, k] += wr
+                prev_res = False
+            else:
+                F[q, x] += wr
+                if prev_res:
+                    both[q] += wr
+                prev_res = True
+    return F, both, cols
