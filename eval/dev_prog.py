@@ -8,7 +8,7 @@ from eval.spscore import read_fasta, sp_compare
 
 SIM = '/work/shared/data/sim'
 
-def run(name, go=3.0, ge=1.0, term=0.5, gic=None, match=1.0, mismatch=-1.0, true_tree=False, threads=1, boundary=False, method="upgma", ts=None, uniform=False, refine=0):
+def run(name, go=3.0, ge=1.0, term=0.5, gic=None, match=1.0, mismatch=-1.0, true_tree=False, threads=1, boundary=False, method="upgma", ts=None, uniform=False, refine=0, lam=0.0, extend=True):
     seqs = read_sequences((f'{SIM}/{name}/input.fa' if __import__('os').path.exists(f'{SIM}/{name}/input.fa') else f'{SIM}/{name}/input.fa.gz'))
     t0 = time.perf_counter()
     if true_tree:
@@ -30,7 +30,11 @@ def run(name, go=3.0, ge=1.0, term=0.5, gic=None, match=1.0, mismatch=-1.0, true
             tab[L.index(x), L.index(y)] = tab[L.index(y), L.index(x)] = ts
     sc = engine.make_profile_scoring(tab, used, go, ge, term, ge if gic is None else gic, boundary)
     w = engine.tree_weights(gt) if not uniform else np.ones(len(seqs))
-    walk = engine.Walk(gt, codes, w, sc, threads=threads)
+    lib = None
+    if lam > 0:
+        from trimsa.progressive.consistency import build_library
+        lib = build_library(codes, sc.table[:-1, :-1], go, ge, term, weight=lam, extend=extend)
+    walk = engine.Walk(gt, codes, w, sc, threads=threads, library=lib)
     walk.run()
     pos, width = walk.positions()
     for _ in range(refine):

@@ -330,3 +330,127 @@ def split_profile(m, rows, w, k, gap):
                     both[q] += wr
                 prev_res = True
     return F, both, cols
+
+
+@jit
+def _pair_map(a, b, table, go, ge, term):
+    """Global affine alignment of two code arrays; ``map[x]`` = aligned residue of b or -1."""
+    la = a.size
+    lb = b.size
+    S = np.empty((la, lb), np.float32)
+    for i in range(la):
+        for j in range(lb):
+            S[i, j] = table[a[i], b[j]]
+    ra = np.ones(la, np.float32)
+    rb = np.ones(lb, np.float32)
+    oa = np.ones(la + 1, np.float32)
+    ob = np.ones(lb + 1, np.float32)
+    oa[0] = term
+    oa[la] = term
+    ob[0] = term
+    ob[lb] = term
+    path, _score = profile_dp(S, ra, rb, oa, ob, go, ge)
+    mp = np.full(la, -1, np.int32)
+    i = 0
+    j = 0
+    same = 0
+    aligned = 0
+    for c in range(path.size):
+        p = path[c]
+        if p == 0:
+            mp[i] = j
+            aligned += 1
+            if a[i] == b[j]:
+                same += 1
+            i += 1
+            j += 1
+        elif p == 1:
+            i += 1
+        else:
+            j += 1
+    ident = same / aligned if aligned > 0 else 0.0
+    return mp, ident
+
+
+@pjit
+def pair_maps(codes, offsets, pairs, table, go, ge, term, map_off, maps, ident):
+    """All pairwise alignments of ``pairs`` (s < t): fills ``maps`` both ways.
+
+    ``map_off[s, t]`` is where ``map_st`` (length ``len(s)``) starts in
+    ``maps``; ``ident[s, t]`` receives the alignment's identity.
+    """
+    for p in prange(pairs.shape[0]):
+        s = pairs[p, 0]
+        t = pairs[p, 1]
+        a = codes[offsets[s]:offsets[s + 1]]
+        b = codes[offsets[t]:offsets[t + 1]]
+        mp, idn = _pair_map(a, b, table, go, ge, term)
+        o = map_off[s, t]
+        r = map_off[t, s]
+        lb = b.size
+        for y in range(lb):
+            maps[r + y] = -1
+        for x in range(a.size):
+            maps[o + x] = mp[x]
+            if mp[x] >= 0:
+                maps[r + mp[x]] = x
+        ident[s, t] = idn
+        ident[t, s] = idn
+
+
+@jit
+def consistency_scores(la, lb, mem_a, mem_b, pos, offsets, map_off, maps, ident, w,
+                       extend):
+    """Weighted support of the pairwise library for each pair of profile columns.
+
+    ``pos`` holds every sequence's current column per residue (indexed like the
+    codes). A pair of residues ``x`` of ``s`` (in A) and ``y`` of ``t`` (in B)
+    is supported by the direct alignment of ``s`` and ``t`` (weight: its
+    identity) and, when ``extend``, through every third sequence ``u`` that
+    aligns ``x`` to ``z`` and ``z`` to ``y`` (weight: the smaller identity).
+    Support is averaged over the witnesses and weighted by the sequence
+    weights normalised within A and B.
+    """
+    C = np.zeros((la, lb), np.float32)
+    n = offsets.size - 1
+    wa = 0.0
+    for s in mem_a:
+        wa += w[s]
+    wb = 0.0
+    for t in mem_b:
+        wb += w[t]
+    nw = 1.0 + (n - 2 if extend else 0)
+    for s in mem_a:
+        ls = offsets[s + 1] - offsets[s]
+        ps = offsets[s]
+        for t in mem_b:
+            wst = np.float32(w[s] * w[t] / (wa * wb) / nw)
+            pt = offsets[t]
+            o = map_off[s, t]
+            d = np.float32(ident[s, t]) * wst
+            for x in range(ls):
+                y = maps[o + x]
+                if y >= 0:
+                    C[pos[ps + x], pos[pt + y]] += d
+            if extend:
+                for u in range(n):
+                    if u == s or u == t:
+                        continue
+                    e = min(ident[s, u], ident[u, t]) * wst
+                    o1 = map_off[s, u]
+                    o2 = map_off[u, t]
+                    for x in range(ls):
+                        z = maps[o1 + x]
+                        if z >= 0:
+                            y = maps[o2 + z]
+                            if y >= 0:
+                                C[pos[ps + x], pos[pt + y]] += e
+    return C
+
+
+@jit
+def update_positions(pos, offsets, members, m):
+    """Move the members' residue columns through the merge map ``m``."""
+    for s in members:
+        for q in range(offsets[s], offsets[s + 1]):
+            pos[q] = m[pos[q]]

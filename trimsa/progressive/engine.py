@@ -207,14 +207,16 @@ class Walk:
     """The bottom-up merges of one alignment along a binary guide tree."""
 
     def __init__(self, tree: GuideTree, seq_codes, weights, scoring: ProfileScoring,
-                 threads: int = 1, progress=None):
+                 threads: int = 1, progress=None, library=None):
         self.tree = tree
         self.codes = seq_codes  # list of arrays of compact codes (0..K-1)
         self.weights = np.asarray(weights, float)
         self.sc = scoring
         self.threads = max(1, int(threads))
         self.progress = progress
+        self.library = library
         n = tree.n
+        self.members = {i: np.array([i], np.int64) for i in range(n)}
         k = scoring.table.shape[0] - 1
         self.k = k
         self.profile = {}
@@ -236,7 +238,16 @@ class Walk:
         a, b = self.tree.children[v - self.tree.n]
         FA, FB = self.profile[a], self.profile[b]
         wa, wb = self.wsum[a], self.wsum[b]
-        path, score, ma, mb = align_profiles(FA, FB, self.sc, self.both[a], self.both[b])
+        extra = None
+        if self.library is not None:
+            extra = self.library.scores(FA.shape[0], FB.shape[0], self.members[a],
+                                        self.members[b], self.weights)
+            extra *= np.float32(self.library.weight)
+        path, score, ma, mb = align_profiles(FA, FB, self.sc, self.both[a], self.both[b],
+                                             extra)
+        if self.library is not None:
+            self.library.moved(self.members[a], ma)
+            self.library.moved(self.members[b], mb)
         L = path.size
         tot = wa + wb
         fa, fb = wa / tot, wb / tot
@@ -255,7 +266,8 @@ class Walk:
         with self._lock:
             self.profile[v] = F
             self.both[v] = both
-            del self.both[a], self.both[b]
+            self.members[v] = np.concatenate([self.members[a], self.members[b]])
+            del self.both[a], self.both[b], self.members[a], self.members[b]
             self.wsum[v] = tot
             self.maps[v] = (ma, mb)
             del self.profile[a], self.profile[b]
@@ -350,10 +362,15 @@ def boundary_weights(r, both, sc: ProfileScoring):
     return w
 
 
-def align_profiles(FA, FB, sc: ProfileScoring, both_a=None, both_b=None):
-    """Align two profiles; returns ``(path, score, map_a, map_b)``."""
+def align_profiles(FA, FB, sc: ProfileScoring, both_a=None, both_b=None, extra=None):
+    """Align two profiles; returns ``(path, score, map_a, map_b)``.
+
+    ``extra`` (``LA x LB``), when given, is added to the column-pair scores.
+    """
     S = (FA @ sc.table) @ FB.T
     S = np.ascontiguousarray(S, dtype=np.float32)
+    if extra is not None:
+        S += extra
     ra = np.ascontiguousarray(1.0 - FA[:, -1], dtype=np.float32)
     rb = np.ascontiguousarray(1.0 - FB[:, -1], dtype=np.float32)
     if both_a is None:
