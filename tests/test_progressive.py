@@ -252,3 +252,82 @@ def test_binary_resolves_multifurcations():
     t = engine.GuideTree(4, [(0, 1, 2, 3)], np.zeros(5), 4).binary()
     assert all(len(c) == 2 for c in t.children)
     assert len(t.postorder()) == 3
+
+
+# -- the consistency library ------------------------------------------------------
+def test_library_maps_are_mutual_inverses_and_match_pairwise_dp():
+    from trimsa.progressive.consistency import build_library
+
+    rng = np.random.default_rng(5)
+    codes = [rng.integers(0, 4, rng.integers(3, 15)) for _ in range(5)]
+    table = np.where(np.eye(4, dtype=bool), 1.0, -1.0)
+    lib = build_library(codes, table, 3.0, 1.0, 0.5)
+    for s in range(5):
+        for t in range(5):
+            if s == t:
+                continue
+            mst = lib.maps[lib.map_off[s, t]:lib.map_off[s, t] + codes[s].size]
+            mts = lib.maps[lib.map_off[t, s]:lib.map_off[t, s] + codes[t].size]
+            for x, y in enumerate(mst):
+                if y >= 0:
+                    assert mts[y] == x
+            assert sorted(y for y in mst if y >= 0) == [y for y in mst if y >= 0]
+            # the same pairing as the profile DP on one-hot profiles
+            fa = np.zeros((codes[s].size, 5), np.float32)
+            fa[np.arange(codes[s].size), codes[s]] = 1
+            fb = np.zeros((codes[t].size, 5), np.float32)
+            fb[np.arange(codes[t].size), codes[t]] = 1
+            sc = engine.make_profile_scoring(table, np.arange(4), 3.0, 1.0, 0.5, 1.0)
+            path, _score, ma, mb = engine.align_profiles(fa, fb, sc)
+            if s < t:
+                expect = [-1] * codes[s].size
+                inv = {c: j for j, c in enumerate(mb)}
+                for x, c in enumerate(ma):
+                    expect[x] = inv.get(c, -1)
+                assert list(mst) == expect
+
+
+def test_consistency_scores_against_slow_reference():
+    from trimsa.progressive.consistency import build_library
+
+    rng = np.random.default_rng(9)
+    codes = [rng.integers(0, 4, rng.integers(4, 9)) for _ in range(4)]
+    table = np.where(np.eye(4, dtype=bool), 1.0, -1.0)
+    lib = build_library(codes, table, 3.0, 1.0, 0.5)
+    w = np.array([1.0, 2.0, 0.5, 1.5])
+    mem_a, mem_b = np.array([0, 2]), np.array([1, 3])
+    la, lb = codes[0].size, codes[1].size
+    # put A's rows and B's rows in columns: each sequence's residues in order
+    lib.pos[:] = np.concatenate([np.arange(c.size) for c in codes])
+    la = max(codes[0].size, codes[2].size)
+    lb = max(codes[1].size, codes[3].size)
+    got = lib.scores(la, lb, mem_a, mem_b, w)
+
+    def amap(s, t):
+        return lib.maps[lib.map_off[s, t]:lib.map_off[s, t] + codes[s].size]
+
+    ref = np.zeros((la, lb))
+    wa, wb = w[mem_a].sum(), w[mem_b].sum()
+    for s in mem_a:
+        for t in mem_b:
+            f = w[s] * w[t] / (wa * wb) / 3
+            for x, y in enumerate(amap(s, t)):
+                if y >= 0:
+                    ref[x, y] += f * lib.ident[s, t]
+            for u in range(4):
+                if u in (s, t):
+                    continue
+                for x, z in enumerate(amap(s, u)):
+                    if z >= 0 and amap(u, t)[z] >= 0:
+                        ref[x, amap(u, t)[z]] += f * min(lib.ident[s, u], lib.ident[u, t])
+    assert np.allclose(got, ref, atol=1e-5)
+
+
+def test_consistency_off_and_on_both_keep_sequences():
+    pairs = evolve(12, 50, 11)
+    a = align(pairs, consistency=0)
+    b = align(pairs, consistency=3)
+    check_alignment(a, pairs)
+    check_alignment(b, pairs)
+    assert "library" in b.timings and "library" not in a.timings
+    assert "library" not in align(pairs, max_library_cells=10).timings

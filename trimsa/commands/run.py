@@ -34,6 +34,9 @@ def register(subparsers) -> None:
                    help="gap-open score, <= 0 (default -3 for DNA, -10 for protein)")
     g.add_argument("--gap-extend", type=float, default=None,
                    help="gap-extension score, <= 0 (default -1; --gap sets it when given)")
+    g.add_argument("--consistency", type=float, default=None, metavar="W",
+                   help="weight of the pairwise consistency library in the profile scores "
+                        "(default 3; 0 = off; used up to about 250 sequences)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.add_argument("-v", "--verbose", action="store_true", help="print timings of each stage")
     p.set_defaults(func=handler)
@@ -49,6 +52,11 @@ class _Progress:
 
     def __call__(self, done: int, total: int) -> None:
         if not self.enabled:
+            return
+        if total == 0:
+            sys.stderr.write("trimsa: aligning all pairs for the consistency library...\n")
+            sys.stderr.flush()
+            self.start = time.perf_counter()
             return
         now = time.perf_counter()
         if done < total and now - self.last < 0.2:
@@ -75,10 +83,11 @@ def handler(args) -> int:
     gap_extend = args.gap_extend
     if gap_extend is None and args.gap is not None:
         gap_extend = args.gap
+    consistency = {} if args.consistency is None else {"consistency": args.consistency}
     aligner = Aligner(method=args.method, device=args.device, threads=args.threads,
                       alphabet=args.alphabet, match=args.match, mismatch=args.mismatch,
                       matrix=args.matrix, gap_open=args.gap_open, gap_extend=gap_extend,
-                      guide_tree=args.guide_tree)
+                      guide_tree=args.guide_tree, **consistency)
     t0 = time.perf_counter()
     result = aligner.align(args.input, progress=_Progress(not args.quiet))
     t = time.perf_counter()

@@ -44,6 +44,10 @@ FORMATS = {
 DNA_GAPS = {"gap_open": -3.0, "gap_extend": -1.0}
 PROTEIN_GAPS = {"gap_open": -10.0, "gap_extend": -1.0}
 DEFAULT_TERMINAL = 0.5
+#: Default weight of the consistency library in the profile scores (0 = off).
+DEFAULT_CONSISTENCY = 3.0
+#: Largest all-pairs alignment work (DP cells) spent on the library by default.
+LIBRARY_CELLS = 1.2e10
 
 
 def _check_choice(value, allowed, what):
@@ -80,6 +84,14 @@ class Aligner:
     guide_tree
         A Newick file or a ``dendropy.Tree`` over the sequence names to use
         instead of building one.
+    consistency
+        Weight of the consistency library (all pairwise alignments, extended
+        through every third sequence) added to the profile scores of each
+        merge; 0 turns it off. Used only when all pairwise alignments cost at
+        most ``max_library_cells`` DP cells (about 250 sequences of 450
+        residues); larger inputs are aligned without it.
+    max_library_cells
+        See ``consistency``.
     iterations
         1: align along the k-mer guide tree; 2: then rebuild the guide tree
         from that alignment's distances and align again.
@@ -96,6 +108,8 @@ class Aligner:
     gap_extend: float | None = None
     terminal: float = DEFAULT_TERMINAL
     guide_tree: object = None
+    consistency: float = DEFAULT_CONSISTENCY
+    max_library_cells: float = LIBRARY_CELLS
     iterations: int = 1
 
     def __post_init__(self):
@@ -116,6 +130,8 @@ class Aligner:
                         f"{name.replace('_', '-')} is a score and must be <= 0, got {v!r}")
         if not (0 <= float(self.terminal) <= 10):
             raise OptionError(f"terminal must lie within [0, 10], got {self.terminal!r}")
+        if not (0 <= float(self.consistency) <= 1000):
+            raise OptionError(f"consistency must lie within [0, 1000], got {self.consistency!r}")
         if self.iterations not in (1, 2):
             raise OptionError(f"iterations must be 1 or 2, got {self.iterations!r}")
 
@@ -144,7 +160,8 @@ class Aligner:
         """Align ``sequences``: a FASTA path, SeqRecords, ``(name, seq)`` pairs or strings.
 
         ``progress``, when given, is called as ``progress(done, total)`` after
-        each profile merge.
+        each profile merge (and ``progress(0, 0)`` before the pairwise
+        library is built).
         """
         timings = {}
         t0 = time.perf_counter()
@@ -189,14 +206,31 @@ class Aligner:
         go, ge = self.gaps(seqs)
         sc = engine.make_profile_scoring(self.scoring(seqs).table, used, go, ge,
                                          float(self.terminal), ge)
+        library = None
+        if self.use_library(seqs):
+            from .consistency import build_library
+
+            if progress:
+                progress(0, 0)
+            library = build_library(codes, sc.table[:-1, :-1], go, ge, float(self.terminal),
+                                    weight=float(self.consistency))
+            timings["library" if label == "merge" else "library 2"] = time.perf_counter() - t
+            t = time.perf_counter()
         btree = tree.binary()
         walk = engine.Walk(btree, codes, engine.tree_weights(btree), sc, threads=threads,
-                           progress=progress)
+                           progress=progress, library=library)
         walk.run()
         positions, width = walk.positions()
         rows = engine.assemble(positions, width, seqs.sequences)
         timings[label] = time.perf_counter() - t
         return rows, width, positions
+
+    def use_library(self, seqs: SequenceSet) -> bool:
+        """Whether the consistency library is built for ``seqs`` (weight > 0 and affordable)."""
+        from .consistency import library_cells
+
+        return (float(self.consistency) > 0 and len(seqs) >= 3
+                and library_cells(seqs.lengths) <= float(self.max_library_cells))
 
     def _tree_from_alignment(self, seqs, positions, width, threads):
         from . import _cpu
