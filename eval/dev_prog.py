@@ -16,7 +16,7 @@ def run(name, go=3.0, ge=1.0, term=0.5, gic=None, match=1.0, mismatch=-1.0, true
         tr = dendropy.Tree.get(path=f'{SIM}/{name}/tree.nwk', schema='newick', preserve_underscores=True)
         gt = engine.GuideTree.from_dendropy(tr, seqs.names)
     else:
-        gt = guide.default_guide_tree(seqs, method=method)
+        gt = guide.default_guide_tree(seqs, method=method, threads=threads)
     gt = gt.binary()
     t1 = time.perf_counter()
     used = np.unique(seqs.codes)
@@ -33,7 +33,7 @@ def run(name, go=3.0, ge=1.0, term=0.5, gic=None, match=1.0, mismatch=-1.0, true
     lib = None
     if lam > 0:
         from trimsa.progressive.consistency import build_library
-        lib = build_library(codes, sc.table[:-1, :-1], go, ge, term, weight=lam, extend=extend)
+        lib = build_library(codes, sc.table[:-1, :-1], go, ge, term, weight=lam, extend=extend, threads=threads)
     walk = engine.Walk(gt, codes, w, sc, threads=threads, library=lib)
     walk.run()
     pos, width = walk.positions()

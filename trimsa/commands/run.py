@@ -36,7 +36,7 @@ def register(subparsers) -> None:
                    help="gap-extension score, <= 0 (default -1; --gap sets it when given)")
     g.add_argument("--consistency", type=float, default=None, metavar="W",
                    help="weight of the pairwise consistency library in the profile scores "
-                        "(default 3; 0 = off; used up to about 250 sequences)")
+                        "(default 6; 0 = off; used up to about 250 sequences)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.add_argument("-v", "--verbose", action="store_true", help="print timings of each stage")
     p.set_defaults(func=handler)

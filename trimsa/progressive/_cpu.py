@@ -1,16 +1,14 @@
 """numba kernels of the progressive aligner (CPU).
 
-All kernels are ``nogil`` so that independent merges of the guide tree run in
-parallel threads; :func:`kmer_distances` and :func:`aligned_distances` use
-``prange`` over sequences.
+All kernels are ``nogil`` and serial: callers spread work over threads
+(:func:`trimsa.progressive.engine.in_threads`), which keeps start-up fast (a
+cached ``parallel=True`` kernel takes about a second to load).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import prange
-
-from .._numba import jit, pjit
+from .._numba import jit
 
 NEG = np.float32(-1e30)
 
@@ -205,18 +203,30 @@ def _sorted_kmers(codes, start, stop, k, base):
     return out
 
 
-@pjit
-def kmer_distances(codes, offsets, k, base):
-    """``1 - shared k-mers / min(k-mer count)`` for every pair (condensed order)."""
+@jit
+def all_sorted_kmers(codes, offsets, k, base):
+    """Every sequence's k-mers, sorted, concatenated; and their offsets."""
     n = offsets.size - 1
-    kms = []
+    koff = np.zeros(n + 1, np.int64)
     for s in range(n):
-        kms.append(_sorted_kmers(codes, offsets[s], offsets[s + 1], k, base))
-    out = np.zeros(n * (n - 1) // 2, np.float64)
-    for s in prange(n):
-        a = kms[s]
+        koff[s + 1] = koff[s] + max(offsets[s + 1] - offsets[s] - k + 1, 0)
+    out = np.empty(koff[n], np.int64)
+    for s in range(n):
+        out[koff[s]:koff[s + 1]] = _sorted_kmers(codes, offsets[s], offsets[s + 1], k, base)
+    return out, koff
+
+
+@jit
+def kmer_distance_rows(kms, koff, rows, out):
+    """``1 - shared k-mers / min(k-mer count)`` for the pairs ``(s, t > s)`` of ``rows``.
+
+    ``out`` is the condensed distance vector (scipy order).
+    """
+    n = koff.size - 1
+    for s in rows:
+        a = kms[koff[s]:koff[s + 1]]
         for t in range(s + 1, n):
-            b = kms[t]
+            b = kms[koff[t]:koff[t + 1]]
             i = 0
             j = 0
             shared = 0
@@ -232,19 +242,17 @@ def kmer_distances(codes, offsets, k, base):
             m = min(a.size, b.size)
             d = 1.0 - shared / m if m > 0 else 1.0
             out[n * s - s * (s + 1) // 2 + (t - s - 1)] = d
-    return out
 
 
-@pjit
-def aligned_distances(m, gap):
-    """Jukes-Cantor-corrected p-distances from an alignment (condensed order).
+@jit
+def aligned_distance_rows(m, gap, rows, out):
+    """Jukes-Cantor-corrected p-distances from an alignment, pairs ``(s, t > s)`` of ``rows``.
 
     ``m`` is ``uint8 (n, L)`` with ``gap`` for gaps; only columns where both
     rows have a residue count. A pair with no such column gets distance 1.
     """
     n, L = m.shape
-    out = np.zeros(n * (n - 1) // 2, np.float64)
-    for s in prange(n):
+    for s in rows:
         a = m[s]
         for t in range(s + 1, n):
             b = m[t]
@@ -264,7 +272,6 @@ def aligned_distances(m, gap):
                 q = 1.0 - 4.0 * p / 3.0
                 d = -0.75 * np.log(q) if q > 0.05 else -0.75 * np.log(0.05)
             out[n * s - s * (s + 1) // 2 + (t - s - 1)] = d
-    return out
 
 
 @jit
@@ -372,14 +379,14 @@ def _pair_map(a, b, table, go, ge, term):
     return mp, ident
 
 
-@pjit
+@jit
 def pair_maps(codes, offsets, pairs, table, go, ge, term, map_off, maps, ident):
     """All pairwise alignments of ``pairs`` (s < t): fills ``maps`` both ways.
 
     ``map_off[s, t]`` is where ``map_st`` (length ``len(s)``) starts in
     ``maps``; ``ident[s, t]`` receives the alignment's identity.
     """
-    for p in prange(pairs.shape[0]):
+    for p in range(pairs.shape[0]):
         s = pairs[p, 0]
         t = pairs[p, 1]
         a = codes[offsets[s]:offsets[s + 1]]

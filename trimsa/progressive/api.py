@@ -45,7 +45,7 @@ DNA_GAPS = {"gap_open": -3.0, "gap_extend": -1.0}
 PROTEIN_GAPS = {"gap_open": -10.0, "gap_extend": -1.0}
 DEFAULT_TERMINAL = 0.5
 #: Default weight of the consistency library in the profile scores (0 = off).
-DEFAULT_CONSISTENCY = 3.0
+DEFAULT_CONSISTENCY = 6.0
 #: Largest all-pairs alignment work (DP cells) spent on the library by default.
 LIBRARY_CELLS = 1.2e10
 
@@ -213,7 +213,7 @@ class Aligner:
             if progress:
                 progress(0, 0)
             library = build_library(codes, sc.table[:-1, :-1], go, ge, float(self.terminal),
-                                    weight=float(self.consistency))
+                                    weight=float(self.consistency), threads=threads)
             timings["library" if label == "merge" else "library 2"] = time.perf_counter() - t
             t = time.perf_counter()
         btree = tree.binary()
@@ -237,7 +237,7 @@ class Aligner:
 
         _used, codes = self._compact(seqs)
         m = engine.code_matrix(positions, width, codes)
-        d = _cpu.aligned_distances(m, engine.GAP_BYTE)
+        d = engine.condensed(_cpu.aligned_distance_rows, len(seqs), threads, m, engine.GAP_BYTE)
         return tree_from_distances(d, len(seqs), self.method, seqs.names)
 
     def _align_three(self, seqs, timings):

@@ -42,7 +42,8 @@ def library_cells(lengths) -> float:
     return float((L.sum() ** 2 - (L ** 2).sum()) / 2)
 
 
-def build_library(codes, table, go, ge, term, *, weight=1.0, extend=True) -> Library:
+def build_library(codes, table, go, ge, term, *, weight=1.0, extend=True,
+                  threads: int = 1) -> Library:
     """Align all pairs of ``codes`` (compact code arrays) and index the result."""
     n = len(codes)
     lengths = np.array([c.size for c in codes], np.int64)
@@ -60,7 +61,13 @@ def build_library(codes, table, go, ge, term, *, weight=1.0, extend=True) -> Lib
     ident = np.zeros((n, n), np.float64)
     iu = np.triu_indices(n, 1)
     pairs = np.ascontiguousarray(np.stack(iu, axis=1).astype(np.int64))
-    _cpu.pair_maps(flat, offsets, pairs, np.ascontiguousarray(table, np.float32),
-                   np.float32(go), np.float32(ge), np.float32(term), map_off, maps, ident)
+    tab = np.ascontiguousarray(table, np.float32)
+    g, e, tm = np.float32(go), np.float32(ge), np.float32(term)
+    from .engine import in_threads
+
+    # interleaved rows of pairs keep the threads' work even
+    in_threads(lambda idx: _cpu.pair_maps(flat, offsets, pairs[idx], tab, g, e, tm, map_off,
+                                          maps, ident),
+               np.arange(len(pairs)), threads)
     pos = np.concatenate([np.arange(x) for x in lengths]).astype(np.int64)
     return Library(offsets, map_off, maps, ident, pos, float(weight), bool(extend))

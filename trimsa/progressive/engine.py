@@ -156,6 +156,26 @@ class GuideTree:
                                  preserve_underscores=True, rooting="force-rooted")
 
 
+def in_threads(fn, items, threads: int, *args) -> None:
+    """Run ``fn(chunk, *args)`` on ``threads`` interleaved chunks of ``items`` (nogil kernels)."""
+    items = np.asarray(items)
+    threads = max(1, min(int(threads), len(items)))
+    if threads == 1:
+        fn(items, *args)
+        return
+    chunks = [np.ascontiguousarray(items[t::threads]) for t in range(threads)]
+    with _cf.ThreadPoolExecutor(threads) as pool:
+        for f in [pool.submit(fn, c, *args) for c in chunks]:
+            f.result()
+
+
+def condensed(fn, n: int, threads: int, *args) -> np.ndarray:
+    """A condensed distance vector filled row by row by ``fn(*args, rows, out)``."""
+    out = np.zeros(n * (n - 1) // 2, np.float64)
+    in_threads(lambda rows: fn(*args, rows, out), np.arange(n, dtype=np.int64), threads)
+    return out
+
+
 def tree_weights(tree: GuideTree) -> np.ndarray:
     """ClustalW-style sequence weights: each branch's length shared by the leaves below it."""
     n = tree.n

@@ -19,10 +19,13 @@ def kmer_k(alphabet_name: str) -> int:
 def default_guide_tree(seqs, *, method: str = "upgma", threads: int = 0) -> GuideTree:
     """A guide tree from k-mer distances (UPGMA via scipy, NJ via dendropy)."""
     from . import _cpu
+    from .engine import condensed
 
     n = len(seqs)
     k = kmer_k(seqs.alphabet.name)
-    d = _cpu.kmer_distances(seqs.codes.astype(np.int64), seqs.offsets, k, seqs.alphabet.size)
+    kms, koff = _cpu.all_sorted_kmers(seqs.codes.astype(np.int64), seqs.offsets, k,
+                                      seqs.alphabet.size)
+    d = condensed(_cpu.kmer_distance_rows, n, max(threads, 1), kms, koff)
     return tree_from_distances(d, n, method, seqs.names)
 
 
