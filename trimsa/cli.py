@@ -20,6 +20,7 @@ from .errors import TrimsaError
 COMMANDS = (
     "triplets",
     "align3",
+    "tree",
 )
 
 
