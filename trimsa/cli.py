@@ -23,6 +23,7 @@ COMMANDS = (
     "run",
     "eval",
     "simulate",
+    "tree",
 )
 
 
