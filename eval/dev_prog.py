@@ -8,13 +8,17 @@ from eval.spscore import read_fasta, sp_compare
 
 SIM = '/work/shared/data/sim'
 
-def run(name, go=3.0, ge=1.0, term=0.5, gic=None, match=1.0, mismatch=-1.0, true_tree=False, threads=1, boundary=False, method="upgma", ts=None, uniform=False, refine=0, lam=0.0, extend=True):
+def run(name, go=3.0, ge=1.0, term=0.5, gic=None, match=1.0, mismatch=-1.0, true_tree=False, threads=1, boundary=False, method="upgma", ts=None, uniform=False, refine=0, lam=0.0, extend=True, ttree=None):
     seqs = read_sequences((f'{SIM}/{name}/input.fa' if __import__('os').path.exists(f'{SIM}/{name}/input.fa') else f'{SIM}/{name}/input.fa.gz'))
     t0 = time.perf_counter()
     if true_tree:
         import dendropy
         tr = dendropy.Tree.get(path=f'{SIM}/{name}/tree.nwk', schema='newick', preserve_underscores=True)
         gt = engine.GuideTree.from_dendropy(tr, seqs.names)
+    elif ttree:
+        from trimsa.tree import build_guide_tree
+        g = build_guide_tree(seqs, method=ttree, threads=threads)
+        gt = engine.GuideTree.from_dendropy(g.tree, seqs.names)
     else:
         gt = guide.default_guide_tree(seqs, method=method, threads=threads)
     gt = gt.binary()
