@@ -8,7 +8,7 @@ from eval.spscore import read_fasta, sp_compare
 
 SIM = '/work/shared/data/sim'
 
-def run(name, go=3.0, ge=1.0, term=0.5, gic=None, match=1.0, mismatch=-1.0, true_tree=False, threads=1, boundary=False, method="upgma", ts=None, uniform=False, refine=0, lam=0.0, extend=True, ttree=None):
+def run(name, go=3.0, ge=1.0, term=0.5, gic=None, match=1.0, mismatch=-1.0, true_tree=False, threads=1, boundary=False, method="upgma", ts=None, uniform=False, lam=0.0, extend=True, ttree=None):
     seqs = read_sequences((f'{SIM}/{name}/input.fa' if __import__('os').path.exists(f'{SIM}/{name}/input.fa') else f'{SIM}/{name}/input.fa.gz'))
     t0 = time.perf_counter()
     if true_tree:
@@ -41,11 +41,6 @@ def run(name, go=3.0, ge=1.0, term=0.5, gic=None, match=1.0, mismatch=-1.0, true
     walk = engine.Walk(gt, codes, w, sc, threads=threads, library=lib)
     walk.run()
     pos, width = walk.positions()
-    for _ in range(refine):
-        m = engine.code_matrix(pos, width, codes)
-        m, acc = engine.refine(m, gt, w, sc)
-        pos = engine.positions_from_matrix(m)
-        width = m.shape[1]
     rows = engine.assemble(pos, width, seqs.sequences)
     t2 = time.perf_counter()
     tn, ts = read_fasta(f'{SIM}/{name}/true.fa' if __import__('os').path.exists(f'{SIM}/{name}/true.fa') else f'{SIM}/{name}/true.fa.gz')

@@ -76,7 +76,11 @@ def test_profile_dp_matches_brute_force(dims, costs):
     oa = rng.uniform(0, 1, la + 1).astype(np.float32)
     ob = rng.uniform(0, 1, lb + 1).astype(np.float32)
     go, ge = costs
-    path, score = _cpu.profile_dp(S, ra, rb, oa, ob, np.float32(go), np.float32(ge))
+    if seed % 2:  # scores through the extra matrix
+        GA, FB, extra = np.zeros((la, 1), np.float32), np.zeros((lb, 1), np.float32), S
+    else:  # scores as GA . FB with FB the identity
+        GA, FB, extra = S.copy(), np.eye(lb, dtype=np.float32), np.zeros((0, 0), np.float32)
+    path, score = _cpu.profile_dp(GA, FB, extra, ra, rb, oa, ob, np.float32(go), np.float32(ge))
     best = max(path_score(p, S, ra, rb, oa, ob, go, ge) for p in all_paths(la, lb))
     assert score == pytest.approx(best, abs=1e-3)
     # the path returned is a valid alignment path achieving the score

@@ -18,14 +18,17 @@ BOTH, A_ONLY, B_ONLY = 0, 1, 2
 
 
 @jit
-def profile_dp(S, ra, rb, oa, ob, go, ge):
+def profile_dp(GA, FB, extra, ra, rb, oa, ob, go, ge):
     """Best affine-gap alignment of two profiles; returns the path and its score.
 
     Parameters
     ----------
-    S
-        ``float32 (LA, LB)``: score of aligning column ``i`` of A with column
-        ``j`` of B.
+    GA, FB, extra
+        The score of aligning column ``i`` of A with column ``j`` of B is
+        ``GA[i] . FB[j]`` (``GA`` = A's profile times the score table, both
+        ``float32 (L, K)``), plus ``extra[i, j]`` when ``extra`` is not empty
+        (``float32 (LA, LB)`` or ``(0, 0)``). Computing it on the fly keeps
+        memory at the traceback's ``LA * LB`` bytes.
     ra, rb
         ``float32``: the residue (non-gap) weight fraction of each column.
     oa, ob
@@ -44,7 +47,11 @@ def profile_dp(S, ra, rb, oa, ob, go, ge):
     path : int8 array of ``BOTH`` / ``A_ONLY`` / ``B_ONLY``, first column first.
     score : float (the optimum).
     """
-    la, lb = S.shape
+    la = GA.shape[0]
+    lb = FB.shape[0]
+    kk = GA.shape[1]
+    has_extra = extra.shape[0] > 0
+    srow = np.empty(lb, np.float32)
     # rolling rows of the three states
     Mp = np.full(lb + 1, NEG, np.float32)
     Xp = np.full(lb + 1, NEG, np.float32)
@@ -66,13 +73,18 @@ def profile_dp(S, ra, rb, oa, ob, go, ge):
         else:
             Yp[j] = a - ext
             tb[0, j] = 0
+    gb = np.empty(lb, np.float32)  # go * rb (open weight before oa)
+    eb = np.empty(lb, np.float32)  # ge * rb
+    for j in range(lb):
+        gb[j] = go * rb[j]
+        eb[j] = ge * rb[j]
     for i in range(1, la + 1):
         rai = ra[i - 1]
         ext_x = ge * rai
-        Mc[0] = NEG
-        Yc[0] = NEG
+        gx = go * rai
+        oai = oa[i]
         # column 0: only X
-        opn = go * rai * ob[0]
+        opn = gx * ob[0]
         a = Mp[0] - opn
         c = Xp[0]
         if c >= a:
@@ -81,24 +93,36 @@ def profile_dp(S, ra, rb, oa, ob, go, ge):
         else:
             Xc[0] = a - ext_x
             tb[i, 0] = 0
-        Srow = S[i - 1]
+        Mc[0] = NEG
+        Yc[0] = NEG
+        g = GA[i - 1]
+        for j in range(lb):
+            acc = np.float32(0.0)
+            f = FB[j]
+            for q in range(kk):
+                acc += g[q] * f[q]
+            if has_extra:
+                acc += extra[i - 1, j]
+            srow[j] = acc
+        tbi = tb[i]
+        m_left = NEG  # Mc[j - 1]
+        x_left = Xc[0]  # Xc[j - 1]
+        y_left = NEG  # Yc[j - 1]
         for j in range(1, lb + 1):
-            code = 0
             # M: from the diagonal
             m = Mp[j - 1]
-            src = 0
+            code = 0
             x = Xp[j - 1]
             if x > m:
                 m = x
-                src = 1
+                code = 1
             y = Yp[j - 1]
             if y > m:
                 m = y
-                src = 2
-            Mc[j] = m + Srow[j - 1]
-            code |= src
+                code = 2
+            m_new = m + srow[j - 1]
             # X: A's column i against gaps (from the row above)
-            opn = go * rai * ob[j]
+            opn = gx * ob[j]
             best = Xp[j]
             src = 1
             a = Mp[j] - opn
@@ -109,28 +133,32 @@ def profile_dp(S, ra, rb, oa, ob, go, ge):
             if a > best:
                 best = a
                 src = 2
-            Xc[j] = best - ext_x
+            x_new = best - ext_x
             code |= src << 2
             # Y: B's column j against gaps (from the left)
-            rbj = rb[j - 1]
-            opn = go * rbj * oa[i]
-            best = Yc[j - 1]
+            opn = gb[j - 1] * oai
+            best = y_left
             src = 2
-            a = Mc[j - 1] - opn
+            a = m_left - opn
             if a > best:
                 best = a
                 src = 0
-            a = Xc[j - 1] - opn
+            a = x_left - opn
             if a > best:
                 best = a
                 src = 1
-            Yc[j] = best - ge * rbj
+            y_new = best - eb[j - 1]
             code |= src << 4
-            tb[i, j] = code
-        for j in range(lb + 1):
-            Mp[j] = Mc[j]
-            Xp[j] = Xc[j]
-            Yp[j] = Yc[j]
+            tbi[j] = code
+            Mc[j] = m_new
+            Xc[j] = x_new
+            Yc[j] = y_new
+            m_left = m_new
+            x_left = x_new
+            y_left = y_new
+        Mp, Mc = Mc, Mp
+        Xp, Xc = Xc, Xp
+        Yp, Yc = Yc, Yp
     # final state
     state = 0
     score = Mp[lb]
@@ -189,154 +217,53 @@ def path_maps(path, la, lb):
 
 
 @jit
-def _sorted_kmers(codes, start, stop, k, base):
-    n = stop - start - k + 1
-    if n <= 0:
-        return np.zeros(0, np.int64)
-    out = np.empty(n, np.int64)
-    for p in range(n):
-        v = 0
-        for q in range(k):
-            v = v * base + codes[start + p + q]
-        out[p] = v
-    out.sort()
-    return out
+def kmer_bitsets(codes, offsets, k, base, nbits):
+    """Which k-mers (hashed to ``nbits`` slots) each sequence holds, as ``uint64`` words.
 
-
-@jit
-def all_sorted_kmers(codes, offsets, k, base):
-    """Every sequence's k-mers, sorted, concatenated; and their offsets."""
-    n = offsets.size - 1
-    koff = np.zeros(n + 1, np.int64)
-    for s in range(n):
-        koff[s + 1] = koff[s] + max(offsets[s + 1] - offsets[s] - k + 1, 0)
-    out = np.empty(koff[n], np.int64)
-    for s in range(n):
-        out[koff[s]:koff[s + 1]] = _sorted_kmers(codes, offsets[s], offsets[s + 1], k, base)
-    return out, koff
-
-
-@jit
-def kmer_distance_rows(kms, koff, rows, out):
-    """``1 - shared k-mers / min(k-mer count)`` for the pairs ``(s, t > s)`` of ``rows``.
-
-    ``out`` is the condensed distance vector (scipy order).
+    Returns ``(bits (n, nbits // 64), counts)``, ``counts`` = distinct slots set.
     """
-    n = koff.size - 1
+    n = offsets.size - 1
+    words = nbits // 64
+    bits = np.zeros((n, words), np.uint64)
+    counts = np.zeros(n, np.int64)
+    for s in range(n):
+        start = offsets[s]
+        stop = offsets[s + 1]
+        for p in range(start, stop - k + 1):
+            v = 0
+            for q in range(k):
+                v = v * base + codes[p + q]
+            h = v % nbits
+            w = h >> 6
+            b = np.uint64(1) << np.uint64(h & 63)
+            if (bits[s, w] & b) == 0:
+                bits[s, w] |= b
+                counts[s] += 1
+    return bits, counts
+
+
+@jit
+def _popcount(x):
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)
+
+
+@jit
+def kmer_bitset_rows(bits, counts, rows, out):
+    """``1 - shared distinct k-mers / min(distinct k-mers)`` for pairs ``(s, t > s)`` of ``rows``."""
+    n, words = bits.shape
     for s in rows:
-        a = kms[koff[s]:koff[s + 1]]
+        a = bits[s]
         for t in range(s + 1, n):
-            b = kms[koff[t]:koff[t + 1]]
-            i = 0
-            j = 0
+            b = bits[t]
             shared = 0
-            while i < a.size and j < b.size:
-                if a[i] == b[j]:
-                    shared += 1
-                    i += 1
-                    j += 1
-                elif a[i] < b[j]:
-                    i += 1
-                else:
-                    j += 1
-            m = min(a.size, b.size)
+            for w in range(words):
+                shared += _popcount(a[w] & b[w])
+            m = min(counts[s], counts[t])
             d = 1.0 - shared / m if m > 0 else 1.0
             out[n * s - s * (s + 1) // 2 + (t - s - 1)] = d
-
-
-@jit
-def aligned_distance_rows(m, gap, rows, out):
-    """Jukes-Cantor-corrected p-distances from an alignment, pairs ``(s, t > s)`` of ``rows``.
-
-    ``m`` is ``uint8 (n, L)`` with ``gap`` for gaps; only columns where both
-    rows have a residue count. A pair with no such column gets distance 1.
-    """
-    n, L = m.shape
-    for s in rows:
-        a = m[s]
-        for t in range(s + 1, n):
-            b = m[t]
-            same = 0
-            both = 0
-            for c in range(L):
-                x = a[c]
-                y = b[c]
-                if x != gap and y != gap:
-                    both += 1
-                    if x == y:
-                        same += 1
-            if both == 0:
-                d = 1.0
-            else:
-                p = 1.0 - same / both
-                q = 1.0 - 4.0 * p / 3.0
-                d = -0.75 * np.log(q) if q > 0.05 else -0.75 * np.log(0.05)
-            out[n * s - s * (s + 1) // 2 + (t - s - 1)] = d
-
-
-@jit
-def score_path(S, ra, rb, oa, ob, go, ge, path):
-    """The score :func:`profile_dp` gives one given path (same model)."""
-    la, lb = S.shape
-    i = 0
-    j = 0
-    prev = -1
-    total = 0.0
-    for c in range(path.size):
-        op = path[c]
-        if op == 0:
-            total += S[i, j]
-            i += 1
-            j += 1
-        elif op == 1:
-            if prev != 1:
-                total -= go * ra[i] * ob[j]
-            total -= ge * ra[i]
-            i += 1
-        else:
-            if prev != 2:
-                total -= go * rb[j] * oa[i]
-            total -= ge * rb[j]
-            j += 1
-        prev = op
-    return total
-
-
-@jit
-def split_profile(m, rows, w, k, gap):
-    """Profile of the rows ``rows`` of alignment ``m`` (all-gap columns dropped).
-
-    Returns ``(F, both, cols)``: ``F`` is ``float32 (L', k + 1)`` (residue
-    fractions, gap fraction last), ``both`` the fraction with a residue here and
-    in the previous kept column, ``cols`` the kept columns of ``m``.
-    """
-    n, L = m.shape
-    keep = np.zeros(L, np.bool_)
-    for r in rows:
-        for c in range(L):
-            if m[r, c] != gap:
-                keep[c] = True
-    cols = np.flatnonzero(keep)
-    nc = cols.size
-    F = np.zeros((nc, k + 1), np.float32)
-    both = np.zeros(nc, np.float32)
-    wt = 0.0
-    for r in rows:
-        wt += w[r]
-    for r in rows:
-        wr = w[r] / wt
-        prev_res = True
-        for q in range(nc):
-            x = m[r, cols[q]]
-            if x == gap:
-                F[q, k] += wr
-                prev_res = False
-            else:
-                F[q, x] += wr
-                if prev_res:
-                    both[q] += wr
-                prev_res = True
-    return F, both, cols
 
 
 @jit
@@ -344,10 +271,13 @@ def _pair_map(a, b, table, go, ge, term):
     """Global affine alignment of two code arrays; ``map[x]`` = aligned residue of b or -1."""
     la = a.size
     lb = b.size
-    S = np.empty((la, lb), np.float32)
+    k = table.shape[0]
+    GA = np.empty((la, k), np.float32)
     for i in range(la):
-        for j in range(lb):
-            S[i, j] = table[a[i], b[j]]
+        GA[i] = table[a[i]]
+    FB = np.zeros((lb, k), np.float32)
+    for j in range(lb):
+        FB[j, b[j]] = 1.0
     ra = np.ones(la, np.float32)
     rb = np.ones(lb, np.float32)
     oa = np.ones(la + 1, np.float32)
@@ -356,7 +286,7 @@ def _pair_map(a, b, table, go, ge, term):
     oa[la] = term
     ob[0] = term
     ob[lb] = term
-    path, _score = profile_dp(S, ra, rb, oa, ob, go, ge)
+    path, _score = profile_dp(GA, FB, np.zeros((0, 0), np.float32), ra, rb, oa, ob, go, ge)
     mp = np.full(la, -1, np.int32)
     i = 0
     j = 0

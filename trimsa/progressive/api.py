@@ -25,7 +25,7 @@ from ..errors import OptionError
 from ..io import SequenceSet, as_sequence_set, atomic_output
 from ..scoring import Scoring
 from . import engine
-from .guide import default_guide_tree, tree_from_distances
+from .guide import default_guide_tree
 
 Method = Literal["nj", "upgma"]
 Device = Literal["auto", "cpu", "gpu"]
@@ -92,9 +92,6 @@ class Aligner:
         residues); larger inputs are aligned without it.
     max_library_cells
         See ``consistency``.
-    iterations
-        1: align along the k-mer guide tree; 2: then rebuild the guide tree
-        from that alignment's distances and align again.
     """
 
     method: Method = "upgma"
@@ -110,7 +107,6 @@ class Aligner:
     guide_tree: object = None
     consistency: float = DEFAULT_CONSISTENCY
     max_library_cells: float = LIBRARY_CELLS
-    iterations: int = 1
 
     def __post_init__(self):
         _check_choice(self.method, ("nj", "upgma"), "guide-tree method")
@@ -132,8 +128,6 @@ class Aligner:
             raise OptionError(f"terminal must lie within [0, 10], got {self.terminal!r}")
         if not (0 <= float(self.consistency) <= 1000):
             raise OptionError(f"consistency must lie within [0, 1000], got {self.consistency!r}")
-        if self.iterations not in (1, 2):
-            raise OptionError(f"iterations must be 1 or 2, got {self.iterations!r}")
 
     def __repr__(self):
         parts = []
@@ -179,13 +173,7 @@ class Aligner:
         t = time.perf_counter()
         tree = self._guide_tree(seqs, threads)
         timings["guide tree"] = time.perf_counter() - t
-        rows, width, positions = self._walk(seqs, tree, threads, progress, timings)
-        if self.iterations == 2 and n > 3 and self.guide_tree is None:
-            t = time.perf_counter()
-            tree = self._tree_from_alignment(seqs, positions, width, threads)
-            timings["guide tree 2"] = time.perf_counter() - t
-            rows, width, positions = self._walk(seqs, tree, threads, progress, timings,
-                                                label="merge 2")
+        rows = self._walk(seqs, tree, threads, progress, timings)
         return self._result(seqs, rows, tree, timings)
 
     def _guide_tree(self, seqs, threads) -> engine.GuideTree:
@@ -200,7 +188,7 @@ class Aligner:
         codes = [lut[seqs.code(i)] for i in range(len(seqs))]
         return used, codes
 
-    def _walk(self, seqs, tree, threads, progress, timings, label="merge"):
+    def _walk(self, seqs, tree, threads, progress, timings):
         t = time.perf_counter()
         used, codes = self._compact(seqs)
         go, ge = self.gaps(seqs)
@@ -214,7 +202,7 @@ class Aligner:
                 progress(0, 0)
             library = build_library(codes, sc.table[:-1, :-1], go, ge, float(self.terminal),
                                     weight=float(self.consistency), threads=threads)
-            timings["library" if label == "merge" else "library 2"] = time.perf_counter() - t
+            timings["library"] = time.perf_counter() - t
             t = time.perf_counter()
         btree = tree.binary()
         walk = engine.Walk(btree, codes, engine.tree_weights(btree), sc, threads=threads,
@@ -222,8 +210,8 @@ class Aligner:
         walk.run()
         positions, width = walk.positions()
         rows = engine.assemble(positions, width, seqs.sequences)
-        timings[label] = time.perf_counter() - t
-        return rows, width, positions
+        timings["merge"] = time.perf_counter() - t
+        return rows
 
     def use_library(self, seqs: SequenceSet) -> bool:
         """Whether the consistency library is built for ``seqs`` (weight > 0 and affordable)."""
@@ -231,14 +219,6 @@ class Aligner:
 
         return (float(self.consistency) > 0 and len(seqs) >= 3
                 and library_cells(seqs.lengths) <= float(self.max_library_cells))
-
-    def _tree_from_alignment(self, seqs, positions, width, threads):
-        from . import _cpu
-
-        _used, codes = self._compact(seqs)
-        m = engine.code_matrix(positions, width, codes)
-        d = engine.condensed(_cpu.aligned_distance_rows, len(seqs), threads, m, engine.GAP_BYTE)
-        return tree_from_distances(d, len(seqs), self.method, seqs.names)
 
     def _align_three(self, seqs, timings):
         from ..triplet import align_triplets

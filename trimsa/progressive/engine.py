@@ -20,9 +20,6 @@ import numpy as np
 
 from . import _cpu
 
-GAP_BYTE = 255
-
-
 @dataclass
 class GuideTree:
     """A rooted guide tree over ``n`` sequences.
@@ -387,10 +384,10 @@ def align_profiles(FA, FB, sc: ProfileScoring, both_a=None, both_b=None, extra=N
 
     ``extra`` (``LA x LB``), when given, is added to the column-pair scores.
     """
-    S = (FA @ sc.table) @ FB.T
-    S = np.ascontiguousarray(S, dtype=np.float32)
-    if extra is not None:
-        S += extra
+    GA = np.ascontiguousarray(FA @ sc.table, dtype=np.float32)
+    FBc = np.ascontiguousarray(FB, dtype=np.float32)
+    if extra is None:
+        extra = np.zeros((0, 0), np.float32)
     ra = np.ascontiguousarray(1.0 - FA[:, -1], dtype=np.float32)
     rb = np.ascontiguousarray(1.0 - FB[:, -1], dtype=np.float32)
     if both_a is None:
@@ -399,7 +396,8 @@ def align_profiles(FA, FB, sc: ProfileScoring, both_a=None, both_b=None, extra=N
         both_b = rb
     oa = boundary_weights(ra, both_a, sc)
     ob = boundary_weights(rb, both_b, sc)
-    path, score = _cpu.profile_dp(S, ra, rb, oa, ob, np.float32(sc.go), np.float32(sc.ge))
+    path, score = _cpu.profile_dp(GA, FBc, extra, ra, rb, oa, ob, np.float32(sc.go),
+                                  np.float32(sc.ge))
     ma, mb = _cpu.path_maps(path, FA.shape[0], FB.shape[0])
     return path, float(score), ma, mb
 
@@ -413,83 +411,3 @@ def assemble(positions, width, sequences, gap: str = "-") -> list:
         row[pos] = np.frombuffer(seq.encode("latin-1"), np.uint8)
         rows.append(row.tobytes().decode("latin-1"))
     return rows
-
-
-def code_matrix(positions, width, codes) -> np.ndarray:
-    """The alignment as a ``uint8`` matrix of compact codes, ``GAP_BYTE`` for gaps."""
-    m = np.full((len(codes), width), GAP_BYTE, np.uint8)
-    for i, (pos, c) in enumerate(zip(positions, codes)):
-        m[i, pos] = c
-    return m
-
-
-def _leaf_sets(tree: GuideTree):
-    """For each node, the sorted leaves below it."""
-    n = tree.n
-    below = {i: [i] for i in range(n)}
-    for v in tree.postorder():
-        acc = []
-        for c in tree.children[v - n]:
-            acc.extend(below[c])
-        below[v] = sorted(acc)
-    return below
-
-
-def refine(m, tree: GuideTree, weights, sc: ProfileScoring, *, max_cells: float = 2e9,
-           progress=None):
-    """Tree-dependent restricted partitioning: realign the two sides of each edge.
-
-    Edges are visited from the root down; a split is kept when its realignment
-    scores higher (same profile model) than the current pairing of the two
-    sides. Stops early once ``max_cells`` DP cells have been spent. Returns the
-    refined matrix and the number of accepted splits.
-    """
-    n = tree.n
-    below = _leaf_sets(tree)
-    k = sc.table.shape[0] - 1
-    w = np.asarray(weights, np.float64)
-    order = [c for v in reversed(tree.postorder()) for c in tree.children[v - n]]
-    # both children of the root give the same split
-    order = order[1:] if order else order
-    spent = 0.0
-    accepted = 0
-    for step, c in enumerate(order):
-        inside = np.zeros(n, bool)
-        inside[below[c]] = True
-        ra_rows = np.flatnonzero(inside)
-        rb_rows = np.flatnonzero(~inside)
-        FA, bothA, colsA = _cpu.split_profile(m, ra_rows, w, k, GAP_BYTE)
-        FB, bothB, colsB = _cpu.split_profile(m, rb_rows, w, k, GAP_BYTE)
-        cells = float(FA.shape[0]) * FB.shape[0]
-        if spent + cells > max_cells:
-            break
-        spent += cells
-        S = np.ascontiguousarray((FA @ sc.table) @ FB.T, dtype=np.float32)
-        ra = np.ascontiguousarray(1.0 - FA[:, -1])
-        rb = np.ascontiguousarray(1.0 - FB[:, -1])
-        oa = boundary_weights(ra, bothA, sc)
-        ob = boundary_weights(rb, bothB, sc)
-        go, ge = np.float32(sc.go), np.float32(sc.ge)
-        # the current pairing of the two sides as a path
-        inA = np.zeros(m.shape[1], bool)
-        inA[colsA] = True
-        inB = np.zeros(m.shape[1], bool)
-        inB[colsB] = True
-        old = np.where(inA & inB, 0, np.where(inA, 1, 2)).astype(np.int8)
-        old_score = _cpu.score_path(S, ra, rb, oa, ob, go, ge, old)
-        path, score = _cpu.profile_dp(S, ra, rb, oa, ob, go, ge)
-        if score > old_score + 1e-4 * max(1.0, abs(old_score)) and not np.array_equal(path, old):
-            ma, mb = _cpu.path_maps(path, FA.shape[0], FB.shape[0])
-            new = np.full((n, path.size), GAP_BYTE, np.uint8)
-            new[np.ix_(ra_rows, ma)] = m[np.ix_(ra_rows, colsA)]
-            new[np.ix_(rb_rows, mb)] = m[np.ix_(rb_rows, colsB)]
-            m = new
-            accepted += 1
-        if progress:
-            progress(step + 1, len(order))
-    return m, accepted
-
-
-def positions_from_matrix(m) -> list:
-    """Column of each residue of each row of a code matrix."""
-    return [np.flatnonzero(row != GAP_BYTE) for row in m]

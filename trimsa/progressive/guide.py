@@ -17,15 +17,24 @@ def kmer_k(alphabet_name: str) -> int:
 
 
 def default_guide_tree(seqs, *, method: str = "upgma", threads: int = 0) -> GuideTree:
-    """A guide tree from k-mer distances (UPGMA via scipy, NJ via dendropy)."""
+    """A guide tree from k-mer distances (UPGMA via scipy, NJ via dendropy).
+
+    The distance of two sequences is ``1 - shared / min`` over their sets of
+    distinct k-mers (bit sets over the residue codes present; hashed to
+    65,536 slots when there are more k-mers than that).
+    """
     from . import _cpu
     from .engine import condensed
 
     n = len(seqs)
     k = kmer_k(seqs.alphabet.name)
-    kms, koff = _cpu.all_sorted_kmers(seqs.codes.astype(np.int64), seqs.offsets, k,
-                                      seqs.alphabet.size)
-    d = condensed(_cpu.kmer_distance_rows, n, max(threads, 1), kms, koff)
+    used, compact = np.unique(seqs.codes, return_inverse=True)
+    base = max(int(used.size), 1)
+    nbits = int(min(base ** k, 1 << 16))
+    nbits = max(64, -(-nbits // 64) * 64)
+    bits, counts = _cpu.kmer_bitsets(compact.astype(np.int64).ravel(), seqs.offsets, k, base,
+                                     nbits)
+    d = condensed(_cpu.kmer_bitset_rows, n, max(threads, 1), bits, counts)
     return tree_from_distances(d, n, method, seqs.names)
 
 
