@@ -8,7 +8,7 @@ from eval.spscore import read_fasta, sp_compare
 
 SIM = '/work/shared/data/sim'
 
-def run(name, go=3.0, ge=1.0, term=0.5, gic=None, match=1.0, mismatch=-1.0, true_tree=False, threads=1, boundary=False, method="upgma", ts=None, uniform=False, lam=0.0, extend=True, ttree=None):
+def run(name, go=3.0, ge=1.0, term=0.5, gic=None, match=1.0, mismatch=-1.0, true_tree=False, threads=1, boundary=False, method="upgma", ts=None, uniform=False, lam=0.0, extend=True, ttree=None, wit=None):
     seqs = read_sequences((f'{SIM}/{name}/input.fa' if __import__('os').path.exists(f'{SIM}/{name}/input.fa') else f'{SIM}/{name}/input.fa.gz'))
     t0 = time.perf_counter()
     if true_tree:
@@ -37,7 +37,10 @@ def run(name, go=3.0, ge=1.0, term=0.5, gic=None, match=1.0, mismatch=-1.0, true
     lib = None
     if lam > 0:
         from trimsa.progressive.consistency import build_library
-        lib = build_library(codes, sc.table[:-1, :-1], go, ge, term, weight=lam, extend=extend, threads=threads)
+        from trimsa.progressive.consistency import pick_witnesses
+        leaves = gt.leaves()
+        witnesses = pick_witnesses(len(codes), leaves, wit) if extend else np.zeros(0, np.int64)
+        lib = build_library(codes, sc.table[:-1, :-1], go, ge, term, weight=lam, witnesses=witnesses, threads=threads)
     walk = engine.Walk(gt, codes, w, sc, threads=threads, library=lib)
     walk.run()
     pos, width = walk.positions()

@@ -291,13 +291,15 @@ def test_library_maps_are_mutual_inverses_and_match_pairwise_dp():
                 assert list(mst) == expect
 
 
-def test_consistency_scores_against_slow_reference():
+@pytest.mark.parametrize("witnesses", [None, [2], [0, 3], []])
+def test_consistency_scores_against_slow_reference(witnesses):
     from trimsa.progressive.consistency import build_library
 
     rng = np.random.default_rng(9)
     codes = [rng.integers(0, 4, rng.integers(4, 9)) for _ in range(4)]
     table = np.where(np.eye(4, dtype=bool), 1.0, -1.0)
-    lib = build_library(codes, table, 3.0, 1.0, 0.5)
+    lib = build_library(codes, table, 3.0, 1.0, 0.5, witnesses=witnesses)
+    wit = [0, 1, 2, 3] if witnesses is None else witnesses
     w = np.array([1.0, 2.0, 0.5, 1.5])
     mem_a, mem_b = np.array([0, 2]), np.array([1, 3])
     la, lb = codes[0].size, codes[1].size
@@ -314,13 +316,12 @@ def test_consistency_scores_against_slow_reference():
     wa, wb = w[mem_a].sum(), w[mem_b].sum()
     for s in mem_a:
         for t in mem_b:
-            f = w[s] * w[t] / (wa * wb) / 3
+            voters = [u for u in wit if u not in (s, t)]
+            f = w[s] * w[t] / (wa * wb) / (1 + len(voters))
             for x, y in enumerate(amap(s, t)):
                 if y >= 0:
                     ref[x, y] += f * lib.ident[s, t]
-            for u in range(4):
-                if u in (s, t):
-                    continue
+            for u in voters:
                 for x, z in enumerate(amap(s, u)):
                     if z >= 0 and amap(u, t)[z] >= 0:
                         ref[x, amap(u, t)[z]] += f * min(lib.ident[s, u], lib.ident[u, t])
@@ -335,3 +336,29 @@ def test_consistency_off_and_on_both_keep_sequences():
     check_alignment(b, pairs)
     assert "library" in b.timings and "library" not in a.timings
     assert "library" not in align(pairs, max_library_cells=10).timings
+    check_alignment(align(pairs, max_witnesses=3), pairs)
+
+
+def test_pick_witnesses_spreads_along_the_order():
+    from trimsa.progressive.consistency import pick_witnesses
+
+    order = [5, 3, 9, 0, 1, 2, 4, 6, 7, 8]
+    assert pick_witnesses(10, order, None).tolist() == list(range(10))
+    assert pick_witnesses(10, order, 2).tolist() == [5, 8]
+    assert pick_witnesses(10, order, 0).tolist() == []
+
+
+def test_top_level_api_accepts_records_pairs_and_paths(tmp_path):
+    import trimsa
+    from Bio.Seq import Seq
+    from Bio.SeqRecord import SeqRecord
+
+    pairs = evolve(6, 40, 21)
+    recs = [SeqRecord(Seq(s), id=n, description="") for n, s in pairs]
+    path = tmp_path / "in.fa"
+    path.write_text("".join(f">{n}\n{s}\n" for n, s in pairs))
+    a = trimsa.align(pairs)
+    b = trimsa.Aligner().align(recs)
+    c = trimsa.Aligner().align(str(path))
+    assert a.rows == b.rows == c.rows
+    assert isinstance(a, trimsa.AlignmentResult)

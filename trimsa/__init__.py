@@ -48,3 +48,8 @@ __all__ = [
     "read_sequences",
     "score_triplets",
 ]
+
+# progressive alignment (issue 6)
+from .progressive import Aligner, AlignmentResult, align  # noqa: E402
+
+__all__ += ["Aligner", "AlignmentResult", "align"]

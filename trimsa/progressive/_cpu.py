@@ -287,24 +287,20 @@ def _pair_map(a, b, table, go, ge, term):
     ob[0] = term
     ob[lb] = term
     path, _score = profile_dp(GA, FB, np.zeros((0, 0), np.float32), ra, rb, oa, ob, go, ge)
+    ma, mb = path_maps(path, la, lb)
+    col_b = np.full(path.size, -1, np.int32)
+    for j in range(lb):
+        col_b[mb[j]] = j
     mp = np.full(la, -1, np.int32)
-    i = 0
-    j = 0
     same = 0
     aligned = 0
-    for c in range(path.size):
-        p = path[c]
-        if p == 0:
-            mp[i] = j
+    for x in range(la):
+        y = col_b[ma[x]]
+        mp[x] = y
+        if y >= 0:
             aligned += 1
-            if a[i] == b[j]:
+            if a[x] == b[y]:
                 same += 1
-            i += 1
-            j += 1
-        elif p == 1:
-            i += 1
-        else:
-            j += 1
     ident = same / aligned if aligned > 0 else 0.0
     return mp, ident
 
@@ -337,30 +333,30 @@ def pair_maps(codes, offsets, pairs, table, go, ge, term, map_off, maps, ident):
 
 @jit
 def consistency_scores(la, lb, mem_a, mem_b, pos, offsets, map_off, maps, ident, w,
-                       extend):
+                       witnesses, is_witness):
     """Weighted support of the pairwise library for each pair of profile columns.
 
     ``pos`` holds every sequence's current column per residue (indexed like the
     codes). A pair of residues ``x`` of ``s`` (in A) and ``y`` of ``t`` (in B)
     is supported by the direct alignment of ``s`` and ``t`` (weight: its
-    identity) and, when ``extend``, through every third sequence ``u`` that
+    identity) and through every third sequence ``u`` of ``witnesses`` that
     aligns ``x`` to ``z`` and ``z`` to ``y`` (weight: the smaller identity).
-    Support is averaged over the witnesses and weighted by the sequence
-    weights normalised within A and B.
+    Support is averaged over the witnesses (the direct alignment counting as
+    one) and weighted by the sequence weights normalised within A and B.
     """
     C = np.zeros((la, lb), np.float32)
-    n = offsets.size - 1
+    nwit = witnesses.size
     wa = 0.0
     for s in mem_a:
         wa += w[s]
     wb = 0.0
     for t in mem_b:
         wb += w[t]
-    nw = 1.0 + (n - 2 if extend else 0)
     for s in mem_a:
         ls = offsets[s + 1] - offsets[s]
         ps = offsets[s]
         for t in mem_b:
+            nw = 1.0 + nwit - is_witness[s] - is_witness[t]
             wst = np.float32(w[s] * w[t] / (wa * wb) / nw)
             pt = offsets[t]
             o = map_off[s, t]
@@ -369,19 +365,18 @@ def consistency_scores(la, lb, mem_a, mem_b, pos, offsets, map_off, maps, ident,
                 y = maps[o + x]
                 if y >= 0:
                     C[pos[ps + x], pos[pt + y]] += d
-            if extend:
-                for u in range(n):
-                    if u == s or u == t:
-                        continue
-                    e = min(ident[s, u], ident[u, t]) * wst
-                    o1 = map_off[s, u]
-                    o2 = map_off[u, t]
-                    for x in range(ls):
-                        z = maps[o1 + x]
-                        if z >= 0:
-                            y = maps[o2 + z]
-                            if y >= 0:
-                                C[pos[ps + x], pos[pt + y]] += e
+            for u in witnesses:
+                if u == s or u == t:
+                    continue
+                e = min(ident[s, u], ident[u, t]) * wst
+                o1 = map_off[s, u]
+                o2 = map_off[u, t]
+                for x in range(ls):
+                    z = maps[o1 + x]
+                    if z >= 0:
+                        y = maps[o2 + z]
+                        if y >= 0:
+                            C[pos[ps + x], pos[pt + y]] += e
     return C
 
 

@@ -48,6 +48,8 @@ DEFAULT_TERMINAL = 0.5
 DEFAULT_CONSISTENCY = 6.0
 #: Largest all-pairs alignment work (DP cells) spent on the library by default.
 LIBRARY_CELLS = 1.2e10
+#: Third sequences that vote in the library's extension (None = all).
+MAX_WITNESSES = None
 
 
 def _check_choice(value, allowed, what):
@@ -92,6 +94,10 @@ class Aligner:
         residues); larger inputs are aligned without it.
     max_library_cells
         See ``consistency``.
+    max_witnesses
+        How many third sequences vote in the library's extension (spread
+        evenly along the guide tree); ``None`` = all of them, ``0`` = only
+        the direct pairwise support.
     """
 
     method: Method = "upgma"
@@ -107,6 +113,7 @@ class Aligner:
     guide_tree: object = None
     consistency: float = DEFAULT_CONSISTENCY
     max_library_cells: float = LIBRARY_CELLS
+    max_witnesses: int | None = MAX_WITNESSES
 
     def __post_init__(self):
         _check_choice(self.method, ("nj", "upgma"), "guide-tree method")
@@ -126,6 +133,10 @@ class Aligner:
                         f"{name.replace('_', '-')} is a score and must be <= 0, got {v!r}")
         if not (0 <= float(self.terminal) <= 10):
             raise OptionError(f"terminal must lie within [0, 10], got {self.terminal!r}")
+        if self.max_witnesses is not None and (not isinstance(self.max_witnesses, int)
+                                               or self.max_witnesses < 0):
+            raise OptionError(f"max_witnesses must be None or an integer >= 0, "
+                              f"got {self.max_witnesses!r}")
         if not (0 <= float(self.consistency) <= 1000):
             raise OptionError(f"consistency must lie within [0, 1000], got {self.consistency!r}")
 
@@ -194,17 +205,19 @@ class Aligner:
         go, ge = self.gaps(seqs)
         sc = engine.make_profile_scoring(self.scoring(seqs).table, used, go, ge,
                                          float(self.terminal), ge)
+        btree = tree.binary()
         library = None
         if self.use_library(seqs):
-            from .consistency import build_library
+            from .consistency import build_library, pick_witnesses
 
             if progress:
                 progress(0, 0)
+            witnesses = pick_witnesses(len(seqs), btree.leaves(), self.max_witnesses)
             library = build_library(codes, sc.table[:-1, :-1], go, ge, float(self.terminal),
-                                    weight=float(self.consistency), threads=threads)
+                                    weight=float(self.consistency), witnesses=witnesses,
+                                    threads=threads)
             timings["library"] = time.perf_counter() - t
             t = time.perf_counter()
-        btree = tree.binary()
         walk = engine.Walk(btree, codes, engine.tree_weights(btree), sc, threads=threads,
                            progress=progress, library=library)
         walk.run()

@@ -4,9 +4,9 @@ Every pair of sequences is aligned once (global, affine gaps, the aligner's
 own scores). While the guide tree is walked, a merge of clusters A and B adds
 to the score of pairing column ``i`` of A with column ``j`` of B the weighted
 support the library gives it: directly (``s`` and ``t`` aligned ``x`` to
-``y``) and, with ``extend``, through every third sequence ``u`` (``x~z`` in
-the ``s,u`` alignment and ``z~y`` in the ``u,t`` one) - T-Coffee's library
-extension, which is where each triplet ``(s, u, t)`` votes.
+``y``) and through every third sequence ``u`` among the witnesses (``x~z``
+in the ``s,u`` alignment and ``z~y`` in the ``u,t`` one) - T-Coffee's
+library extension, which is where each triplet ``(s, u, t)`` votes.
 """
 
 from __future__ import annotations
@@ -26,11 +26,13 @@ class Library:
     ident: np.ndarray  # (n, n) float64
     pos: np.ndarray  # int64: every residue's current column in its cluster
     weight: float  # lambda: factor on the support added to the profile scores
-    extend: bool
+    witnesses: np.ndarray  # third sequences that vote (int64)
+    is_witness: np.ndarray  # int64 0/1 per sequence
 
     def scores(self, la, lb, mem_a, mem_b, w):
         return _cpu.consistency_scores(la, lb, mem_a, mem_b, self.pos, self.offsets,
-                                       self.map_off, self.maps, self.ident, w, self.extend)
+                                       self.map_off, self.maps, self.ident, w,
+                                       self.witnesses, self.is_witness)
 
     def moved(self, members, m):
         _cpu.update_positions(self.pos, self.offsets, members, m)
@@ -42,9 +44,24 @@ def library_cells(lengths) -> float:
     return float((L.sum() ** 2 - (L ** 2).sum()) / 2)
 
 
-def build_library(codes, table, go, ge, term, *, weight=1.0, extend=True,
+def pick_witnesses(n: int, order=None, most: int | None = None) -> np.ndarray:
+    """Up to ``most`` third sequences, evenly spaced along ``order`` (e.g. the guide tree's leaves)."""
+    order = np.arange(n) if order is None else np.asarray(order, np.int64)
+    if most is None or most >= n:
+        return np.sort(order)
+    if most <= 0:
+        return np.zeros(0, np.int64)
+    idx = np.unique(np.linspace(0, n - 1, most).round().astype(np.int64))
+    return np.sort(order[idx])
+
+
+def build_library(codes, table, go, ge, term, *, weight=1.0, witnesses=None,
                   threads: int = 1) -> Library:
-    """Align all pairs of ``codes`` (compact code arrays) and index the result."""
+    """Align all pairs of ``codes`` (compact code arrays) and index the result.
+
+    ``witnesses``: the third sequences whose alignments vote (default: all;
+    an empty array keeps only the direct pairwise support).
+    """
     n = len(codes)
     lengths = np.array([c.size for c in codes], np.int64)
     offsets = np.zeros(n + 1, np.int64)
@@ -70,4 +87,7 @@ def build_library(codes, table, go, ge, term, *, weight=1.0, extend=True,
                                           maps, ident),
                np.arange(len(pairs)), threads)
     pos = np.concatenate([np.arange(x) for x in lengths]).astype(np.int64)
-    return Library(offsets, map_off, maps, ident, pos, float(weight), bool(extend))
+    wit = pick_witnesses(n) if witnesses is None else np.asarray(witnesses, np.int64)
+    is_wit = np.zeros(n, np.int64)
+    is_wit[wit] = 1
+    return Library(offsets, map_off, maps, ident, pos, float(weight), wit, is_wit)

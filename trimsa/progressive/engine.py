@@ -50,6 +50,17 @@ class GuideTree:
                     stack.append((c, False))
         return order
 
+    def leaves(self) -> list:
+        """The sequences in the order the tree lists them (left to right)."""
+        out, stack = [], [self.root]
+        while stack:
+            v = stack.pop()
+            if v < self.n:
+                out.append(v)
+            else:
+                stack.extend(reversed(self.children[v - self.n]))
+        return out
+
     def binary(self) -> "GuideTree":
         """The same tree with every multifurcation resolved left to right."""
         children = []
