@@ -49,7 +49,7 @@ DEFAULT_CONSISTENCY = 6.0
 #: Largest all-pairs alignment work (DP cells) spent on the library by default.
 LIBRARY_CELLS = 1.2e10
 #: Third sequences that vote in the library's extension (None = all).
-MAX_WITNESSES = None
+MAX_WITNESSES: int | None = 32
 
 
 def _check_choice(value, allowed, what):
@@ -96,8 +96,8 @@ class Aligner:
         See ``consistency``.
     max_witnesses
         How many third sequences vote in the library's extension (spread
-        evenly along the guide tree); ``None`` = all of them, ``0`` = only
-        the direct pairwise support.
+        evenly along the guide tree; default 32); ``None`` = all of them,
+        ``0`` = only the direct pairwise support.
     """
 
     method: Method = "upgma"

@@ -171,6 +171,7 @@ def in_threads(fn, items, threads: int, *args) -> None:
     if threads == 1:
         fn(items, *args)
         return
+    fn(items[:0], *args)  # compile or load the kernel here, not in two threads at once
     chunks = [np.ascontiguousarray(items[t::threads]) for t in range(threads)]
     with _cf.ThreadPoolExecutor(threads) as pool:
         for f in [pool.submit(fn, c, *args) for c in chunks]:
@@ -320,8 +321,21 @@ class Walk:
             waiting[v] = sum(1 for c in kids if c >= n)
             for c in kids:
                 parent[c] = v
+        ready = [v for v in order if waiting[v] == 0]
+        # numba's first conversion of a returned array to Python is not
+        # thread-safe ("descr is NULL"): do one merge here before the pool starts
+        first = ready.pop(0)
+        self.merge(first)
+        done += 1
+        if self.progress:
+            self.progress(done, total)
+        p = parent.get(first)
+        if p is not None:
+            waiting[p] -= 1
+            if waiting[p] == 0:
+                ready.append(p)
         with _cf.ThreadPoolExecutor(self.threads) as pool:
-            pending = {pool.submit(self.merge, v): v for v in order if waiting[v] == 0}
+            pending = {pool.submit(self.merge, v): v for v in ready}
             while pending:
                 finished, _ = _cf.wait(pending, return_when=_cf.FIRST_COMPLETED)
                 for fut in finished:
