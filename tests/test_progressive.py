@@ -80,7 +80,10 @@ def test_profile_dp_matches_brute_force(dims, costs):
         GA, FB, extra = np.zeros((la, 1), np.float32), np.zeros((lb, 1), np.float32), S
     else:  # scores as GA . FB with FB the identity
         GA, FB, extra = S.copy(), np.eye(lb, dtype=np.float32), np.zeros((0, 0), np.float32)
-    path, score = _cpu.profile_dp(GA, FB, extra, ra, rb, oa, ob, np.float32(go), np.float32(ge))
+    out = np.empty(la + lb, np.int8)
+    npath, score = _cpu.profile_dp(GA, FB, extra, ra, rb, oa, ob, np.float32(go), np.float32(ge),
+                                   out)
+    path = out[:npath]
     best = max(path_score(p, S, ra, rb, oa, ob, go, ge) for p in all_paths(la, lb))
     assert score == pytest.approx(best, abs=1e-3)
     # the path returned is a valid alignment path achieving the score
@@ -102,7 +105,8 @@ def test_boundary_weights_follow_residue_runs():
 
 def test_path_maps():
     path = np.array([0, 1, 2, 0, 2], np.int8)
-    ma, mb = _cpu.path_maps(path, 3, 4)
+    ma, mb = np.empty(3, np.int64), np.empty(4, np.int64)
+    _cpu.path_maps(path, ma, mb)
     assert ma.tolist() == [0, 1, 3]
     assert mb.tolist() == [0, 2, 3, 4]
 

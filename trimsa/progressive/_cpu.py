@@ -18,7 +18,7 @@ BOTH, A_ONLY, B_ONLY = 0, 1, 2
 
 
 @jit
-def profile_dp(GA, FB, extra, ra, rb, oa, ob, go, ge):
+def profile_dp(GA, FB, extra, ra, rb, oa, ob, go, ge, out):
     """Best affine-gap alignment of two profiles; returns the path and its score.
 
     Parameters
@@ -42,10 +42,17 @@ def profile_dp(GA, FB, extra, ra, rb, oa, ob, go, ge):
         ``go * ra[i] * ob[j]`` where the run opens at B's boundary ``j``;
         symmetric for gaps in A.
 
+    out
+        ``int8`` array of at least ``LA + LB`` entries: receives the path
+        (``BOTH`` / ``A_ONLY`` / ``B_ONLY``, first column first).
+
     Returns
     -------
-    path : int8 array of ``BOTH`` / ``A_ONLY`` / ``B_ONLY``, first column first.
+    length : int (of the path in ``out``).
     score : float (the optimum).
+
+    Only scalars are returned: numba's conversion of a returned array to
+    Python is not safe when several threads return arrays at once.
     """
     la = GA.shape[0]
     lb = FB.shape[0]
@@ -189,15 +196,14 @@ def profile_dp(GA, FB, extra, ra, rb, oa, ob, go, ge):
             j -= 1
         n += 1
         state = nxt
-    out = path[:n][::-1].copy()
-    return out, score
+    for c in range(n):
+        out[c] = path[n - 1 - c]
+    return n, score
 
 
 @jit
-def path_maps(path, la, lb):
-    """Column positions of A's and B's columns in the merged profile."""
-    ma = np.empty(la, np.int64)
-    mb = np.empty(lb, np.int64)
+def path_maps(path, ma, mb):
+    """Fill ``ma``/``mb`` with the merged column of each of A's and B's columns."""
     i = 0
     j = 0
     for c in range(path.size):
@@ -213,7 +219,6 @@ def path_maps(path, la, lb):
         else:
             mb[j] = c
             j += 1
-    return ma, mb
 
 
 @jit
@@ -286,8 +291,13 @@ def _pair_map(a, b, table, go, ge, term):
     oa[la] = term
     ob[0] = term
     ob[lb] = term
-    path, _score = profile_dp(GA, FB, np.zeros((0, 0), np.float32), ra, rb, oa, ob, go, ge)
-    ma, mb = path_maps(path, la, lb)
+    buf = np.empty(la + lb, np.int8)
+    npath, _score = profile_dp(GA, FB, np.zeros((0, 0), np.float32), ra, rb, oa, ob, go, ge,
+                               buf)
+    path = buf[:npath]
+    ma = np.empty(la, np.int64)
+    mb = np.empty(lb, np.int64)
+    path_maps(path, ma, mb)
     col_b = np.full(path.size, -1, np.int32)
     for j in range(lb):
         col_b[mb[j]] = j
@@ -332,8 +342,8 @@ def pair_maps(codes, offsets, pairs, table, go, ge, term, map_off, maps, ident):
 
 
 @jit
-def consistency_scores(la, lb, mem_a, mem_b, pos, offsets, map_off, maps, ident, w,
-                       witnesses, is_witness):
+def consistency_scores(mem_a, mem_b, pos, offsets, map_off, maps, ident, w,
+                       witnesses, is_witness, C):
     """Weighted support of the pairwise library for each pair of profile columns.
 
     ``pos`` holds every sequence's current column per residue (indexed like the
@@ -343,8 +353,8 @@ def consistency_scores(la, lb, mem_a, mem_b, pos, offsets, map_off, maps, ident,
     aligns ``x`` to ``z`` and ``z`` to ``y`` (weight: the smaller identity).
     Support is averaged over the witnesses (the direct alignment counting as
     one) and weighted by the sequence weights normalised within A and B.
+    Added into ``C`` (``float32 (LA, LB)``, zeroed by the caller).
     """
-    C = np.zeros((la, lb), np.float32)
     nwit = witnesses.size
     wa = 0.0
     for s in mem_a:
@@ -377,7 +387,6 @@ def consistency_scores(la, lb, mem_a, mem_b, pos, offsets, map_off, maps, ident,
                         y = maps[o2 + z]
                         if y >= 0:
                             C[pos[ps + x], pos[pt + y]] += e
-    return C
 
 
 @jit

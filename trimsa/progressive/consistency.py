@@ -30,9 +30,10 @@ class Library:
     is_witness: np.ndarray  # int64 0/1 per sequence
 
     def scores(self, la, lb, mem_a, mem_b, w):
-        return _cpu.consistency_scores(la, lb, mem_a, mem_b, self.pos, self.offsets,
-                                       self.map_off, self.maps, self.ident, w,
-                                       self.witnesses, self.is_witness)
+        C = np.zeros((la, lb), np.float32)
+        _cpu.consistency_scores(mem_a, mem_b, self.pos, self.offsets, self.map_off, self.maps,
+                                self.ident, w, self.witnesses, self.is_witness, C)
+        return C
 
     def moved(self, members, m):
         _cpu.update_positions(self.pos, self.offsets, members, m)

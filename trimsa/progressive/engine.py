@@ -321,21 +321,8 @@ class Walk:
             waiting[v] = sum(1 for c in kids if c >= n)
             for c in kids:
                 parent[c] = v
-        ready = [v for v in order if waiting[v] == 0]
-        # numba's first conversion of a returned array to Python is not
-        # thread-safe ("descr is NULL"): do one merge here before the pool starts
-        first = ready.pop(0)
-        self.merge(first)
-        done += 1
-        if self.progress:
-            self.progress(done, total)
-        p = parent.get(first)
-        if p is not None:
-            waiting[p] -= 1
-            if waiting[p] == 0:
-                ready.append(p)
         with _cf.ThreadPoolExecutor(self.threads) as pool:
-            pending = {pool.submit(self.merge, v): v for v in ready}
+            pending = {pool.submit(self.merge, v): v for v in order if waiting[v] == 0}
             while pending:
                 finished, _ = _cf.wait(pending, return_when=_cf.FIRST_COMPLETED)
                 for fut in finished:
@@ -421,9 +408,13 @@ def align_profiles(FA, FB, sc: ProfileScoring, both_a=None, both_b=None, extra=N
         both_b = rb
     oa = boundary_weights(ra, both_a, sc)
     ob = boundary_weights(rb, both_b, sc)
-    path, score = _cpu.profile_dp(GA, FBc, extra, ra, rb, oa, ob, np.float32(sc.go),
-                                  np.float32(sc.ge))
-    ma, mb = _cpu.path_maps(path, FA.shape[0], FB.shape[0])
+    out = np.empty(FA.shape[0] + FB.shape[0], np.int8)
+    n, score = _cpu.profile_dp(GA, FBc, extra, ra, rb, oa, ob, np.float32(sc.go),
+                               np.float32(sc.ge), out)
+    path = out[:n]
+    ma = np.empty(FA.shape[0], np.int64)
+    mb = np.empty(FB.shape[0], np.int64)
+    _cpu.path_maps(path, ma, mb)
     return path, float(score), ma, mb
 
 
