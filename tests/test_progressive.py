@@ -366,3 +366,12 @@ def test_top_level_api_accepts_records_pairs_and_paths(tmp_path):
     c = trimsa.Aligner().align(str(path))
     assert a.rows == b.rows == c.rows
     assert isinstance(a, trimsa.AlignmentResult)
+
+
+def test_protein_input():
+    pairs = [("p1", "MKTAYIAKQRQISFVKSHFSRQ"), ("p2", "MKTAYIAKQRQISFVKSHFSRQLEER"),
+             ("p3", "MKTAYIAKQISFVKSHFSRQ"), ("p4", "MRTAYIAKQRQISFVKAHFSRQ")]
+    res = align(pairs)
+    check_alignment(res, pairs)
+    assert res.alphabet == "protein"
+    assert res.alignment[0].annotations["molecule_type"] == "protein"
