@@ -116,3 +116,16 @@ def test_python_dash_m(tmp_path):
     assert r.returncode == 0, r.stderr
     assert r.stderr == ""  # no progress bar when stderr is not a terminal
     assert len(records(out)) == 16
+
+
+def test_gap_option_reaches_three_way_and_progressive(tmp_path):
+    inp = tmp_path / "in.fa"
+    inp.write_text(">a\nACGTTGCAAT\n>b\nACTTGCAT\n>c\nACGTTGGCAT\n")
+    out = tmp_path / "out.fa"
+    assert main(["run", str(inp), "-o", str(out), "--gap", "-3"]) == 0
+    from trimsa.scoring import Scoring
+    from trimsa.triplet import align_triplet
+
+    ref = align_triplet("ACGTTGCAAT", "ACTTGCAT", "ACGTTGGCAT", scoring=Scoring.dna(gap=-3))
+    assert [s for _, s in records(out)] == list(ref.rows)
+    assert main(["run", str(INPUT), "-o", str(out), "--gap", "2"]) == 2

@@ -33,7 +33,9 @@ def register(subparsers) -> None:
     g.add_argument("--gap-open", type=float, default=None,
                    help="gap-open score, <= 0 (default -3 for DNA, -10 for protein)")
     g.add_argument("--gap-extend", type=float, default=None,
-                   help="gap-extension score, <= 0 (default -1; --gap sets it when given)")
+                   help="gap-extension score, <= 0 (default -1; --gap sets it when given; "
+                        "--gap alone is the linear gap of the exact 3-way alignment used "
+                        "for exactly three sequences)")
     g.add_argument("--consistency", type=float, default=None, metavar="W",
                    help="weight of the pairwise consistency library in the profile scores "
                         "(default 6; 0 = off; used up to about 250 sequences)")
@@ -80,13 +82,11 @@ def handler(args) -> int:
     if fmt not in FORMATS:
         raise OptionError(f"unknown --format {args.format!r}; choose one of: {', '.join(FORMATS)}")
     check_threads(args.threads)
-    gap_extend = args.gap_extend
-    if gap_extend is None and args.gap is not None:
-        gap_extend = args.gap
     consistency = {} if args.consistency is None else {"consistency": args.consistency}
     aligner = Aligner(method=args.method, device=args.device, threads=args.threads,
                       alphabet=args.alphabet, match=args.match, mismatch=args.mismatch,
-                      matrix=args.matrix, gap_open=args.gap_open, gap_extend=gap_extend,
+                      matrix=args.matrix, gap=args.gap, gap_open=args.gap_open,
+                      gap_extend=args.gap_extend,
                       guide_tree=args.guide_tree, **consistency)
     t0 = time.perf_counter()
     result = aligner.align(args.input, progress=_Progress(not args.quiet))

@@ -76,6 +76,10 @@ class Aligner:
         DNA substitution scores (defaults of :meth:`trimsa.scoring.Scoring.dna`).
     matrix
         Protein substitution matrix known to Biopython (default BLOSUM62).
+    gap
+        Linear gap score (an integer) of the exact 3-way alignment used for
+        exactly three sequences (default -2 for DNA, -4 for protein); also the
+        gap-extension score when ``gap_extend`` is not given.
     gap_open, gap_extend
         Affine gap scores (negative; ``None`` = the alphabet's defaults:
         -3/-1 for DNA, -10/-1 for protein). A gap of length ``L`` opposite
@@ -107,6 +111,7 @@ class Aligner:
     match: int | None = None
     mismatch: int | None = None
     matrix: str | None = None
+    gap: int | None = None
     gap_open: float | None = None
     gap_extend: float | None = None
     terminal: float = DEFAULT_TERMINAL
@@ -152,12 +157,15 @@ class Aligner:
     def scoring(self, seqs: SequenceSet) -> Scoring:
         """The substitution scoring used for ``seqs`` (and for 3-way alignments)."""
         return Scoring.for_alphabet(seqs.alphabet, match=self.match, mismatch=self.mismatch,
-                                    matrix=self.matrix)
+                                    gap=self.gap, matrix=self.matrix)
 
     def gaps(self, seqs: SequenceSet) -> tuple[float, float]:
         d = DNA_GAPS if seqs.alphabet.name == "dna" else PROTEIN_GAPS
         go = d["gap_open"] if self.gap_open is None else float(self.gap_open)
-        ge = d["gap_extend"] if self.gap_extend is None else float(self.gap_extend)
+        ge = self.gap_extend if self.gap_extend is not None else self.gap
+        ge = d["gap_extend"] if ge is None else float(ge)
+        if ge > 0:
+            raise OptionError(f"gap is a score and must be <= 0, got {ge!r}")
         return -go, -ge
 
     # -- the work --------------------------------------------------------------
@@ -173,7 +181,6 @@ class Aligner:
         alpha = None if self.alphabet == "auto" else self.alphabet
         seqs = as_sequence_set(sequences, alpha)
         timings["read"] = time.perf_counter() - t0
-        _numba.set_threads(self.threads)
         threads = _numba.set_threads(self.threads)
         n = len(seqs)
         if n == 1:
