@@ -375,3 +375,12 @@ def test_protein_input():
     check_alignment(res, pairs)
     assert res.alphabet == "protein"
     assert res.alignment[0].annotations["molecule_type"] == "protein"
+
+
+def test_oversized_dp_is_refused(monkeypatch):
+    from trimsa.errors import TrimsaError
+
+    monkeypatch.setattr(engine, "MAX_DP_CELLS", 100)
+    with pytest.raises(TrimsaError, match="traceback"):
+        align([("a", "ACGT" * 5), ("b", "ACGA" * 5), ("c", "ACG"), ("d", "ACGTT" * 4)],
+              consistency=0)

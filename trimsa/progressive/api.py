@@ -48,6 +48,8 @@ DEFAULT_TERMINAL = 0.5
 DEFAULT_CONSISTENCY = 6.0
 #: Largest all-pairs alignment work (DP cells) spent on the library by default.
 LIBRARY_CELLS = 1.2e10
+#: Largest memory of the library's residue maps (bytes); above it no library is built.
+LIBRARY_BYTES = 2 ** 30
 #: Third sequences that vote in the library's extension (None = all).
 MAX_WITNESSES: int | None = 32
 
@@ -95,7 +97,8 @@ class Aligner:
         through every third sequence) added to the profile scores of each
         merge; 0 turns it off. Used only when all pairwise alignments cost at
         most ``max_library_cells`` DP cells (about 250 sequences of 450
-        residues); larger inputs are aligned without it.
+        residues) and their residue maps fit in 1 GiB; larger inputs are
+        aligned without it.
     max_library_cells
         See ``consistency``.
     max_witnesses
@@ -235,10 +238,11 @@ class Aligner:
 
     def use_library(self, seqs: SequenceSet) -> bool:
         """Whether the consistency library is built for ``seqs`` (weight > 0 and affordable)."""
-        from .consistency import library_cells
+        from .consistency import library_bytes, library_cells
 
         return (float(self.consistency) > 0 and len(seqs) >= 3
-                and library_cells(seqs.lengths) <= float(self.max_library_cells))
+                and library_cells(seqs.lengths) <= float(self.max_library_cells)
+                and library_bytes(seqs.lengths) <= LIBRARY_BYTES)
 
     def _align_three(self, seqs, timings):
         from ..triplet import align_triplets

@@ -39,6 +39,12 @@ class Library:
         _cpu.update_positions(self.pos, self.offsets, members, m)
 
 
+def library_bytes(lengths) -> float:
+    """Memory of the library's residue maps (``int32``, both directions of every pair)."""
+    L = np.asarray(lengths, float)
+    return 4.0 * L.sum() * (L.size - 1)
+
+
 def library_cells(lengths) -> float:
     """DP cells of all pairwise alignments (to decide whether a library is affordable)."""
     L = np.asarray(lengths, float)

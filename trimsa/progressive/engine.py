@@ -391,11 +391,25 @@ def boundary_weights(r, both, sc: ProfileScoring):
     return w
 
 
+#: Largest traceback (bytes = cells) of one profile-profile alignment.
+MAX_DP_CELLS = 2 ** 32
+
+
 def align_profiles(FA, FB, sc: ProfileScoring, both_a=None, both_b=None, extra=None):
     """Align two profiles; returns ``(path, score, map_a, map_b)``.
 
     ``extra`` (``LA x LB``), when given, is added to the column-pair scores.
+    Raises :class:`~trimsa.errors.TrimsaError` when the traceback would need
+    more than :data:`MAX_DP_CELLS` bytes.
     """
+    cells = (FA.shape[0] + 1) * (FB.shape[0] + 1)
+    if cells > MAX_DP_CELLS:
+        from ..errors import TrimsaError
+
+        raise TrimsaError(
+            f"aligning profiles of {FA.shape[0]} and {FB.shape[0]} columns needs "
+            f"{cells / 2**30:.1f} GiB of traceback, more than the {MAX_DP_CELLS / 2**30:.0f} GiB "
+            f"trimsa allows (sequences this long are not supported yet)")
     GA = np.ascontiguousarray(FA @ sc.table, dtype=np.float32)
     FBc = np.ascontiguousarray(FB, dtype=np.float32)
     if extra is None:
