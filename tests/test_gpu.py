@@ -1,0 +1,217 @@
+"""GPU triplet kernels: bit-identical to the CPU engine; planning checked without a GPU."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from trimsa import alphabet as _alphabet
+from trimsa.errors import BackendUnavailableError
+from trimsa.io import SequenceSet
+from trimsa.scoring import Scoring
+from trimsa.triplet import _cpu, _gpu_plan as plan
+
+MODES = (0, 1, 2)
+
+
+def random_set(rng, lengths, alpha, k=None):
+    k = k or (4 if alpha.name == "dna" else 20)
+    lengths = np.asarray(lengths, dtype=np.int64)
+    offsets = np.zeros(lengths.size + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    codes = rng.integers(0, k, size=int(offsets[-1]), dtype=np.uint8)
+    names = tuple(f"s{i}" for i in range(lengths.size))
+    return SequenceSet(names, names, tuple("" for _ in names), alpha, codes, offsets)
+
+
+def cpu_scores(seqs, trip, mode, sc):
+    out = np.empty(trip.shape[0], dtype=np.int64)
+    _cpu.score_batch(seqs.codes, seqs.offsets, trip.astype(np.int32), sc.table,
+                     np.int32(sc.gap), mode, mode, out, 8)
+    return out
+
+
+# -- CPU-side: planning ---------------------------------------------------------
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 40), min_size=3, max_size=12), st.integers(0, 2**31 - 1))
+def test_order_matches_cpu_ordering(lengths, seed):
+    rng = np.random.default_rng(seed)
+    lengths = np.array(lengths)
+    trip = rng.integers(0, lengths.size, size=(30, 3))
+    idx, lens = plan.order(lengths, trip)
+    for t in range(trip.shape[0]):
+        s = list(trip[t])
+        ln = [lengths[x] for x in s]
+        for x, y in ((0, 1), (1, 2), (0, 1)):   # the swaps of _cpu.score_batch
+            if ln[x] > ln[y]:
+                s[x], s[y] = s[y], s[x]
+                ln[x], ln[y] = ln[y], ln[x]
+        assert list(idx[t]) == [s[2], s[0], s[1]]
+        assert list(lens[t]) == [ln[2], ln[0], ln[1]]
+
+
+def brute_bound(table, gap):
+    """Largest |column score| over every move and residue, padding code included."""
+    ext = plan.extended_tables(table, gap)[0]
+    k = ext.shape[0]
+    best = 0
+    for x in range(k):
+        for y in range(k):
+            for z in range(k):
+                for mv in range(1, 8):
+                    s = 0
+                    r = [(x if mv & 1 else None), (y if mv & 2 else None), (z if mv & 4 else None)]
+                    for u, v in ((0, 1), (0, 2), (1, 2)):
+                        if r[u] is not None and r[v] is not None:
+                            s += ext[r[u], r[v]]
+                        elif r[u] is not None or r[v] is not None:
+                            s += gap
+                    best = max(best, abs(s))
+    return best
+
+
+@pytest.mark.parametrize("sc", [Scoring.dna(), Scoring.dna(5, -4, -7), Scoring.dna(1, -1, 3)])
+def test_column_bound_covers_every_column(sc):
+    m = plan.column_bound(sc.table, sc.gap)
+    assert m >= brute_bound(sc.table, sc.gap)
+    assert m <= 3 * int(np.abs(plan.extended_tables(sc.table, sc.gap)).max()) + 2 * abs(sc.gap)
+
+
+def test_fits_bound_is_exact_threshold():
+    m = 7
+    # (nl + jpad + kpad) * M + 2 M <= 32767  <=>  nl + jpad + kpad <= 32767 // 7 - 2
+    edge = 32767 // m - 2
+    assert plan.fits(edge - 20, 10, 10, m)
+    assert not plan.fits(edge - 19, 10, 10, m)
+    # the sentinel: NEG + M must be below every real value
+    neg = plan.neg_sentinel(m, 16)
+    b = edge * m
+    assert neg + m < -b and neg - m >= -32768 and b + m <= 32767
+
+
+def test_plan_covers_each_triplet_once_and_routes_overflow():
+    rng = np.random.default_rng(1)
+    hi = np.where(rng.random(3000) < 0.5, 60, 1200)
+    lens = np.sort(rng.integers(0, hi[:, None], size=(3000, 3)), axis=1)[:, [2, 0, 1]]
+    m = plan.column_bound(Scoring.dna(40, -30, -50).table, -50)
+    for mode in MODES:
+        for prec in plan.PRECISIONS:
+            launches, trivial = plan.plan(lens, mode, m, prec)
+            seen = np.concatenate([ln.items[ln.items >= 0] for ln in launches] + [np.flatnonzero(trivial)])
+            assert np.array_equal(np.sort(seen), np.arange(lens.shape[0]))
+            g = 1 if mode == 0 else 0
+            for ln in launches:
+                p, q = plan.SHAPES[ln.shape]
+                if ln.bits == 16:
+                    assert prec != "int32"
+                    for row in ln.items:
+                        r = row[row >= 0]
+                        jp, kp = plan.padded(lens[r, 1].max() + g, lens[r, 2].max() + g, ln.shape)
+                        assert plan.fits(lens[r, 0].max() + g, jp, kp, m)
+                else:
+                    assert ln.lanes == 1
+            if prec == "int32":
+                assert all(ln.bits == 32 for ln in launches)
+            else:
+                assert any(ln.bits == 32 for ln in launches)   # long ones overflow 16 bits
+                assert any(ln.bits == 16 for ln in launches)
+
+
+def test_choose_shape_smallest_cover():
+    tj, tk = plan.TILE
+    for rows in range(1, 40):
+        for cols in range(rows, 70):
+            s = plan.choose_shape(np.array([rows]), np.array([cols]))[0]
+            p, q = plan.SHAPES[s]
+            if s != plan.MULTI:
+                assert rows <= p * tj and cols <= q * tk
+                for s2 in range(s):
+                    p2, q2 = plan.SHAPES[s2]
+                    assert not (rows <= p2 * tj and cols <= q2 * tk)
+
+
+def test_scratch_only_for_multi_region():
+    lens = np.array([[10, 5, 8], [900, 300, 700]])
+    m = plan.column_bound(Scoring.dna().table, -2)
+    launches, _ = plan.plan(lens, 0, m, "int32")
+    by = {ln.shape: ln for ln in launches}
+    small = [ln for ln in launches if ln.shape != plan.MULTI][0]
+    assert plan.scratch_words(small, lens, 0) == (0, 0, 0)
+    words, nl, kw = plan.scratch_words(by[plan.MULTI], lens, 0)
+    assert nl == 901 and kw >= 702 and words == 2 * nl * (kw + 4 * plan.TILE[0] + 1)
+
+
+def test_import_error_path(monkeypatch):
+    from trimsa.triplet import _gpu
+
+    monkeypatch.setitem(sys.modules, "cupy", None)
+    assert _gpu.available() is None
+    with pytest.raises(BackendUnavailableError) as e:
+        _gpu.require()
+    msg = str(e.value)
+    assert "CuPy" in msg and "install" in msg and "\n" not in msg
+
+
+# -- GPU: bit-identical to the CPU ----------------------------------------------
+
+def _gpu_or_skip():
+    from trimsa.triplet import _gpu
+
+    if _gpu.available() is None:
+        pytest.skip("no CuPy or no GPU")
+    return _gpu
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("prec", ["int32", "int16"])
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("kind", ["dna", "protein"])
+def test_gpu_equals_cpu_mixed(kind, mode, prec):
+    _gpu = _gpu_or_skip()
+    rng = np.random.default_rng()
+    alpha = _alphabet.get(kind)
+    sc = Scoring.dna() if kind == "dna" else Scoring.protein("BLOSUM62")
+    lens = np.concatenate([rng.integers(1, 301, size=60), [1, 2, 3, 500, 700]])
+    seqs = random_set(rng, lens, alpha)
+    trip = rng.integers(0, len(seqs), size=(800, 3))
+    trip[:5] = [[60, 61, 62], [61, 61, 61], [63, 64, 0], [62, 63, 1], [0, 0, 0]]
+    st_ = {}
+    got = _gpu.score_triplets(seqs, trip, mode, sc, precision=prec, stats=st_)
+    assert np.array_equal(got, cpu_scores(seqs, trip, mode, sc))
+    bits = {ln["bits"] for ln in st_["launches"]}
+    assert (bits == {32}) if prec == "int32" else (16 in bits)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("mode", MODES)
+def test_gpu_overflow_routes_to_32_bits(mode):
+    _gpu = _gpu_or_skip()
+    rng = np.random.default_rng()
+    sc = Scoring.dna(match=60, mismatch=-40, gap=-70)
+    seqs = random_set(rng, rng.integers(150, 600, size=8), _alphabet.get("dna"))
+    trip = rng.integers(0, 8, size=(40, 3))
+    st_ = {}
+    got = _gpu.score_triplets(seqs, trip, mode, sc, precision="int16", stats=st_)
+    assert np.array_equal(got, cpu_scores(seqs, trip, mode, sc))
+    assert 32 in {ln["bits"] for ln in st_["launches"]}
+    # identical sequences: the global score is 3 * match * L, far beyond 16 bits
+    same = random_set(rng, [400], _alphabet.get("dna"))
+    trip = np.array([[0, 0, 0]])
+    assert _gpu.score_triplets(same, trip, 0, sc, precision="int16")[0] == 3 * 60 * 400
+
+
+@pytest.mark.gpu
+def test_gpu_through_api():
+    _gpu_or_skip()
+    from trimsa.triplet import score_triplets
+
+    rng = np.random.default_rng()
+    seqs = random_set(rng, rng.integers(1, 80, size=12), _alphabet.get("dna"))
+    for mode in ("global", "semiglobal", "local"):
+        assert np.array_equal(score_triplets(seqs, mode=mode, device="gpu"),
+                              score_triplets(seqs, mode=mode, device="cpu"))

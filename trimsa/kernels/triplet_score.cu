@@ -1,0 +1,375 @@
+// Score-only exact 3-way alignment of many triplets (global, semiglobal, local).
+//
+// Layout (see docs/gpu.md). The three sequences of a triplet are renamed
+// A (layers, swept one at a time), B (plane rows j) and C (plane columns k).
+// A group of P x Q threads of one warp covers a region of (P*TJ) x (Q*TK)
+// cells of the (j, k) plane; thread (p, q) keeps a TJ x TK tile of the
+// previous layer in registers. The threads run an anti-diagonal wavefront:
+// thread (p, q) works p + q steps behind thread (0, 0) on the same layer, and
+// receives the bottom row of its upper neighbour and the right column of its
+// left neighbour, both of the current layer, through warp shuffles. One
+// step = one layer of one tile.
+//
+// A group streams its work without draining the wavefront: item after item
+// (a triplet, or two triplets in the 16-bit path), region after region,
+// layer after layer. A plane larger than one region is cut into regions
+// processed in row-major order; the faces between regions go through a
+// per-group scratch buffer in global memory (double-buffered by region
+// parity), written and read by the same warp with __syncwarp in between.
+//
+// Grid coordinates: global mode puts the faces j = 0 and k = 0 into the grid
+// (row u = j, column v = k) and uses NEG outside it; semiglobal and local
+// start at j = 1, k = 1 (u = j - 1) with zero faces. Cells past a triplet's
+// end hold a padding residue whose substitution score is min(gap, 0): with
+// gap <= 0 such cells never exceed a real cell (docs/gpu.md), so local mode
+// folds every cell unmasked; semiglobal and global read masked cells only.
+#include "dpx.cuh"
+
+#define TRIMSA_FULL 0xffffffffu
+
+template <class A, int TJ, int TK, int P, int Q, int MODE>
+__global__ void __launch_bounds__(128)
+triplet_score(const unsigned char* __restrict__ codes,
+              const long long* __restrict__ offsets,
+              const int* __restrict__ slots,   // (nitems * NH, 3): A, B, C sequence indices
+              const int* __restrict__ dst,     // (nitems * NH): row of res, or -1
+              int nitems,
+              const int* __restrict__ subtab,  // (2, KP, KP): sub, then its transpose
+              int KP, int gap, int neg,
+              int* __restrict__ res,
+              unsigned int* __restrict__ scratch, long long group_words, int nlmax,
+              int kwidth)
+{
+    typedef typename A::T T;
+    constexpr int NH = A::NH;
+    constexpr int GS = P * Q;
+    constexpr int G = (MODE == 0) ? 1 : 0;
+    constexpr int I0 = 1 - G;            // first layer swept
+    constexpr int KW2 = P * TJ + 1;      // row length of the k-face buffer
+
+    __shared__ int sub_s[2 * 32 * 32];
+    for (int x = threadIdx.x; x < 2 * KP * KP; x += blockDim.x) sub_s[x] = subtab[x];
+    __syncthreads();
+    const int* subN = sub_s;             // subN[b * KP + c] = sub[b][c]
+    const int* subT = sub_s + KP * KP;   // subT[a * KP + x] = sub[x][a]
+    const int PAD = KP - 1;
+
+    const int lane = threadIdx.x & 31;
+    const int gl = lane % GS;
+    const int p = gl / Q, q = gl % Q;
+    const int warp_id = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const int group = warp_id * (32 / GS) + lane / GS;
+    const int ngroups = ((gridDim.x * blockDim.x) >> 5) * (32 / GS);
+    unsigned int* jface = scratch + (long long)group * group_words;
+    unsigned int* kface = jface + 2LL * nlmax * kwidth;
+
+    const T g2 = A::splat(2 * gap);
+    const T mg2 = A::splat(-2 * gap);
+    const T init = A::splat(MODE == 0 ? neg : 0);
+
+    // ---- stream state -------------------------------------------------
+    int item = group;
+    int J = 0, Kr = 0, i = I0;
+    int la[NH], lbg[NH], lcg[NH], dsth[NH];
+    long long offA[NH], offB[NH], offC[NH];
+    int maxla = 0, nJ = 1, nK = 1;
+
+    auto load_item = [&]() {
+        maxla = 0;
+        int mb = 0, mc = 0;
+#pragma unroll
+        for (int h = 0; h < NH; ++h) {
+            la[h] = 0; lbg[h] = G; lcg[h] = G; dsth[h] = -1;
+            offA[h] = offB[h] = offC[h] = 0;
+            if (item < nitems) {
+                const int* s = slots + 3LL * (item * NH + h);
+                int sa = s[0], sb = s[1], sc = s[2];
+                dsth[h] = dst[item * NH + h];
+                if (sa >= 0) {
+                    offA[h] = offsets[sa]; la[h] = (int)(offsets[sa + 1] - offA[h]);
+                    offB[h] = offsets[sb]; lbg[h] = (int)(offsets[sb + 1] - offB[h]) + G;
+                    offC[h] = offsets[sc]; lcg[h] = (int)(offsets[sc + 1] - offC[h]) + G;
+                }
+            }
+            maxla = max(maxla, la[h]); mb = max(mb, lbg[h]); mc = max(mc, lcg[h]);
+        }
+        nJ = (mb + P * TJ - 1) / (P * TJ);
+        nK = (mc + Q * TK - 1) / (Q * TK);
+    };
+    load_item();
+
+    auto acode = [&](int h, int ii) -> int {
+        return (ii >= 1 && ii <= la[h]) ? (int)__ldg(codes + offA[h] + ii - 1) : PAD;
+    };
+    int anext[NH];
+#pragma unroll
+    for (int h = 0; h < NH; ++h) anext[h] = acode(h, i);
+
+    // ---- per-region tile constants -----------------------------------
+    int bres[NH][TJ], cres[NH][TK];
+    T sbc2g[TJ][TK];
+    int rr[NH], cc[NH];           // row / column of the tile on the read faces, or -1
+    T capr[NH][TJ], capc[NH][TK]; // semiglobal masks
+    T best = A::splat(0);
+
+    // ---- layer state ---------------------------------------------------
+    T Hp[TJ][TK], Tp[TK + 1], Lp[TJ];
+#pragma unroll
+    for (int r = 0; r < TJ; ++r) {
+        Lp[r] = init;
+#pragma unroll
+        for (int c = 0; c < TK; ++c) Hp[r][c] = init;
+    }
+#pragma unroll
+    for (int c = 0; c <= TK; ++c) Tp[c] = init;
+
+    const int delay = p + q;
+    int step = 0;
+    while (__any_sync(TRIMSA_FULL, item < nitems)) {
+        // -- receive the halos of the current layer from the neighbours --
+        T Tc[TK + 1], Lc[TJ];
+        {
+            T v = __shfl_up_sync(TRIMSA_FULL, Lp[TJ - 1], Q, GS);
+            Tc[0] = v;
+#pragma unroll
+            for (int c = 0; c < TK; ++c) Tc[c + 1] = __shfl_up_sync(TRIMSA_FULL, Hp[TJ - 1][c], Q, GS);
+#pragma unroll
+            for (int r = 0; r < TJ; ++r) Lc[r] = __shfl_up_sync(TRIMSA_FULL, Hp[r][TK - 1], 1, GS);
+        }
+        const bool active = step >= delay && item < nitems;
+        ++step;
+        if (active) {
+            const int u0 = J * P * TJ + p * TJ;
+            const int k0 = Kr * Q * TK + q * TK;
+            const int li = i - I0;
+            if (i == I0) {
+                // new region: residues of the tile, B x C scores, masks
+#pragma unroll
+                for (int h = 0; h < NH; ++h) {
+#pragma unroll
+                    for (int r = 0; r < TJ; ++r) {
+                        int bi = u0 + r - G;
+                        bres[h][r] = (bi >= 0 && bi < lbg[h] - G) ? (int)__ldg(codes + offB[h] + bi) : PAD;
+                    }
+#pragma unroll
+                    for (int c = 0; c < TK; ++c) {
+                        int ci = k0 + c - G;
+                        cres[h][c] = (ci >= 0 && ci < lcg[h] - G) ? (int)__ldg(codes + offC[h] + ci) : PAD;
+                    }
+                    int rl = lbg[h] - 1 - u0, cl = lcg[h] - 1 - k0;
+                    rr[h] = (rl >= 0 && rl < TJ) ? rl : -1;
+                    cc[h] = (cl >= 0 && cl < TK) ? cl : -1;
+                }
+#pragma unroll
+                for (int r = 0; r < TJ; ++r)
+#pragma unroll
+                    for (int c = 0; c < TK; ++c) {
+                        int v[NH];
+#pragma unroll
+                        for (int h = 0; h < NH; ++h) v[h] = subN[bres[h][r] * KP + cres[h][c]];
+                        sbc2g[r][c] = A::add(A::pack(v), g2);
+                    }
+                if (MODE == 1) {
+#pragma unroll
+                    for (int h = 0; h < NH; ++h) {
+#pragma unroll
+                        for (int r = 0; r < TJ; ++r) {
+                            int v[NH];
+#pragma unroll
+                            for (int e = 0; e < NH; ++e) v[e] = (e == h && u0 + r < lbg[h]) ? A::keep() : A::drop();
+                            capr[h][r] = A::pack(v);
+                        }
+#pragma unroll
+                        for (int c = 0; c < TK; ++c) {
+                            int v[NH];
+#pragma unroll
+                            for (int e = 0; e < NH; ++e) v[e] = (e == h && k0 + c < lcg[h]) ? A::keep() : A::drop();
+                            capc[h][c] = A::pack(v);
+                        }
+                    }
+                }
+                best = A::splat(0);
+#pragma unroll
+                for (int r = 0; r < TJ; ++r) {
+                    Lp[r] = init;
+#pragma unroll
+                    for (int c = 0; c < TK; ++c) Hp[r][c] = init;
+                }
+#pragma unroll
+                for (int c = 0; c <= TK; ++c) Tp[c] = init;
+            }
+            // -- halos at the region's edges: constants or the face buffers --
+            if (p == 0) {
+                if (J == 0) {
+#pragma unroll
+                    for (int c = 0; c <= TK; ++c) Tc[c] = init;
+                } else {
+                    const unsigned int* f = jface + ((long long)(J & 1) * nlmax + li) * kwidth + k0;
+#pragma unroll
+                    for (int c = 0; c <= TK; ++c) Tc[c] = (T)__ldcg(f + c);
+                    if (q == 0 && Kr == 0) Tc[0] = init;
+                }
+            }
+            if (q == 0) {
+                if (Kr == 0) {
+#pragma unroll
+                    for (int r = 0; r < TJ; ++r) Lc[r] = init;
+                    if (p == 0) Tc[0] = init;
+                } else {
+                    const unsigned int* f = kface + ((long long)(Kr & 1) * nlmax + li) * KW2 + p * TJ;
+#pragma unroll
+                    for (int r = 0; r < TJ; ++r) Lc[r] = (T)__ldcg(f + 1 + r);
+                    if (p == 0) Tc[0] = (T)__ldcg(f);
+                }
+            }
+            // -- scores of this layer's residue of A against the tile --
+            T er[TJ], sab2g[TJ], sac[TK], sac2g[TK];
+            {
+                int ac[NH];
+#pragma unroll
+                for (int h = 0; h < NH; ++h) ac[h] = anext[h] * KP;
+#pragma unroll
+                for (int r = 0; r < TJ; ++r) {
+                    int v[NH];
+#pragma unroll
+                    for (int h = 0; h < NH; ++h) v[h] = subT[ac[h] + bres[h][r]];
+                    T s = A::pack(v);
+                    er[r] = A::add(s, mg2);
+                    sab2g[r] = A::add(s, g2);
+                }
+#pragma unroll
+                for (int c = 0; c < TK; ++c) {
+                    int v[NH];
+#pragma unroll
+                    for (int h = 0; h < NH; ++h) v[h] = subT[ac[h] + cres[h][c]];
+                    T s = A::pack(v);
+                    sac[c] = s;
+                    sac2g[c] = A::add(s, g2);
+                }
+            }
+            // -- the tile --
+            T Hn[TJ][TK];
+#pragma unroll
+            for (int r = 0; r < TJ; ++r) {
+#pragma unroll
+                for (int c = 0; c < TK; ++c) {
+                    const T up_p = r ? Hp[r - 1][c] : Tp[c + 1];
+                    const T dg_p = r ? (c ? Hp[r - 1][c - 1] : Lp[r - 1]) : Tp[c];
+                    const T lf_p = c ? Hp[r][c - 1] : Lp[r];
+                    const T up_c = r ? Hn[r - 1][c] : Tc[c + 1];
+                    const T dg_c = r ? (c ? Hn[r - 1][c - 1] : Lc[r - 1]) : Tc[c];
+                    const T lf_c = c ? Hn[r][c - 1] : Lc[r];
+                    const T s3 = A::add(sbc2g[r][c], A::add(er[r], sac[c]));
+                    T m = A::add(dg_p, s3);
+                    m = A::addmax(up_p, sab2g[r], m);
+                    m = A::addmax(lf_p, sac2g[c], m);
+                    m = A::addmax(dg_c, sbc2g[r][c], m);
+                    const T y = A::max3(Hp[r][c], up_c, lf_c);
+                    Hn[r][c] = (MODE == 2) ? A::addmax_relu(y, g2, m) : A::addmax(y, g2, m);
+                }
+            }
+            if (MODE == 0 && i == 0 && u0 == 0 && k0 == 0) Hn[0][0] = A::splat(0);
+
+            // -- read the score --
+            if (MODE == 0) {
+#pragma unroll
+                for (int h = 0; h < NH; ++h) {
+                    if (i == la[h] && rr[h] >= 0 && cc[h] >= 0 && dsth[h] >= 0) {
+                        T v = Hn[0][0];
+#pragma unroll
+                        for (int r = 0; r < TJ; ++r)
+#pragma unroll
+                            for (int c = 0; c < TK; ++c)
+                                if (r == rr[h] && c == cc[h]) v = Hn[r][c];
+                        res[dsth[h]] = A::half(v, h);
+                    }
+                }
+            } else if (MODE == 1) {
+#pragma unroll
+                for (int h = 0; h < NH; ++h) {
+                    if (i <= la[h]) {
+                        if (rr[h] >= 0) {
+#pragma unroll
+                            for (int r = 0; r < TJ; ++r)
+                                if (r == rr[h]) {
+#pragma unroll
+                                    for (int c = 0; c < TK; ++c) best = A::max(best, A::min(Hn[r][c], capc[h][c]));
+                                }
+                        }
+                        if (cc[h] >= 0) {
+#pragma unroll
+                            for (int c = 0; c < TK; ++c)
+                                if (c == cc[h]) {
+#pragma unroll
+                                    for (int r = 0; r < TJ; ++r) best = A::max(best, A::min(Hn[r][c], capr[h][r]));
+                                }
+                        }
+                        if (i == la[h]) {
+#pragma unroll
+                            for (int r = 0; r < TJ; ++r)
+#pragma unroll
+                                for (int c = 0; c < TK; ++c)
+                                    best = A::max(best, A::min(A::min(Hn[r][c], capr[h][r]), capc[h][c]));
+                        }
+                    }
+                }
+            } else {
+#pragma unroll
+                for (int r = 0; r < TJ; ++r) {
+                    int c = 0;
+#pragma unroll
+                    for (; c + 1 < TK; c += 2) best = A::max3(best, Hn[r][c], Hn[r][c + 1]);
+                    if (TK & 1) best = A::max(best, Hn[r][TK - 1]);
+                }
+            }
+
+            // -- faces for the next regions --
+            if (p == P - 1 && J + 1 < nJ) {
+                unsigned int* f = jface + ((long long)((J + 1) & 1) * nlmax + li) * kwidth + k0 + 1;
+#pragma unroll
+                for (int c = 0; c < TK; ++c) __stcg(f + c, (unsigned int)Hn[TJ - 1][c]);
+            }
+            if (q == Q - 1 && Kr + 1 < nK) {
+                unsigned int* f = kface + ((long long)((Kr + 1) & 1) * nlmax + li) * KW2 + p * TJ;
+                if (p == 0) __stcg(f, (unsigned int)Tc[TK]);
+#pragma unroll
+                for (int r = 0; r < TJ; ++r) __stcg(f + 1 + r, (unsigned int)Hn[r][TK - 1]);
+            }
+
+            // -- shift the layer --
+#pragma unroll
+            for (int r = 0; r < TJ; ++r) {
+                Lp[r] = Lc[r];
+#pragma unroll
+                for (int c = 0; c < TK; ++c) Hp[r][c] = Hn[r][c];
+            }
+#pragma unroll
+            for (int c = 0; c <= TK; ++c) Tp[c] = Tc[c];
+
+            // -- advance the stream --
+            if (i == maxla) {
+                if (MODE != 0) {
+#pragma unroll
+                    for (int h = 0; h < NH; ++h) {
+                        int v = A::half(best, h);
+                        if (dsth[h] >= 0 && v > 0) atomicMax(res + dsth[h], v);
+                    }
+                }
+                i = I0;
+                if (++Kr == nK) {
+                    Kr = 0;
+                    if (++J == nJ) {
+                        J = 0;
+                        item += ngroups;
+                        load_item();
+                    }
+                }
+            } else {
+                ++i;
+            }
+#pragma unroll
+            for (int h = 0; h < NH; ++h) anext[h] = (item < nitems) ? acode(h, i) : PAD;
+        }
+        __syncwarp();
+    }
+}
