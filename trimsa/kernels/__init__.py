@@ -53,12 +53,10 @@ def module(name: str, name_expressions: tuple = (), options: tuple = (), device:
 
     dev = cupy.cuda.Device(device)
     with dev:
-        arch = dev.compute_capability
         mod = cupy.RawModule(
             code=source(name),
             options=("-std=c++17",) + tuple(options),
             name_expressions=list(name_expressions) or None,
         )
         mod.compile()
-    mod.trimsa_arch = arch
     return mod

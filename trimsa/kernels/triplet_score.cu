@@ -249,6 +249,7 @@ triplet_score(const unsigned char* __restrict__ codes,
             }
             // -- the tile --
             T Hn[TJ][TK];
+            const bool origin = MODE == 0 && i == 0 && u0 == 0 && k0 == 0;
 #pragma unroll
             for (int r = 0; r < TJ; ++r) {
 #pragma unroll
@@ -266,9 +267,9 @@ triplet_score(const unsigned char* __restrict__ codes,
                     m = A::addmax(dg_c, sbc2g[r][c], m);
                     const T y = A::max3(Hp[r][c], up_c, lf_c);
                     Hn[r][c] = (MODE == 2) ? A::addmax_relu(y, g2, m) : A::addmax(y, g2, m);
+                    if (r == 0 && c == 0 && origin) Hn[0][0] = A::splat(0);   // H[0,0,0] = 0
                 }
             }
-            if (MODE == 0 && i == 0 && u0 == 0 && k0 == 0) Hn[0][0] = A::splat(0);
 
             // -- read the score --
             if (MODE == 0) {
