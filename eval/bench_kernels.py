@@ -173,6 +173,8 @@ def main(argv=None):
     ap.add_argument("--cells", type=float, default=4e11, help="cells per timed batch (about)")
     ap.add_argument("--skip-check", action="store_true")
     ap.add_argument("--single", default="8,16,32,64,128,256,512,1024")
+    ap.add_argument("--multi", default="", help="experiment: configs TJxTKxPxQ (comma list) "
+                    "to try in turn for planes larger than one region")
     args = ap.parse_args(argv)
     lines = []
 
@@ -195,7 +197,12 @@ def main(argv=None):
             return 1
     lengths = [int(x) for x in args.lengths.split(",") if x]
     log("\n## throughput (random DNA, equal lengths; kernel time by CUDA events, median)\n")
-    rows = throughput(rng, lengths, args.modes.split(","), args.precisions.split(","), log, args.cells)
+    rows = []
+    for cfg in (args.multi.split(",") if args.multi else [None]):
+        if cfg:
+            _gpu_plan.CONFIGS = _gpu_plan.CONFIGS[:-1] + (tuple(int(x) for x in cfg.split("x")),)
+            log(f"multi-region config {_gpu_plan.CONFIGS[-1]}")
+        rows += throughput(rng, lengths, args.modes.split(","), args.precisions.split(","), log, args.cells)
     log("\n| L | mode | precision | triplets | ms | TCUPS | regs | local bytes | group PxQ | bits |")
     log("|---:|---|---|---:|---:|---:|---:|---:|---|---:|")
     for r in rows:

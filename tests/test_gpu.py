@@ -106,12 +106,11 @@ def test_plan_covers_each_triplet_once_and_routes_overflow():
             assert np.array_equal(np.sort(seen), np.arange(lens.shape[0]))
             g = 1 if mode == 0 else 0
             for ln in launches:
-                p, q = plan.SHAPES[ln.shape]
                 if ln.bits == 16:
                     assert prec != "int32"
                     for row in ln.items:
                         r = row[row >= 0]
-                        jp, kp = plan.padded(lens[r, 1].max() + g, lens[r, 2].max() + g, ln.shape)
+                        jp, kp = plan.padded(lens[r, 1].max(), lens[r, 2].max(), ln.shape)
                         assert plan.fits(lens[r, 0].max() + g, jp, kp, m)
                 else:
                     assert ln.lanes == 1
@@ -122,17 +121,20 @@ def test_plan_covers_each_triplet_once_and_routes_overflow():
                 assert any(ln.bits == 16 for ln in launches)
 
 
-def test_choose_shape_smallest_cover():
-    tj, tk = plan.TILE
-    for rows in range(1, 40):
+def test_choose_shape_cheapest_cover():
+    def cost(c):
+        return c[0] * c[1] * c[2] * c[3] * plan.TILE_COST.get((c[0], c[1]), 1.0)
+
+    for rows in range(0, 40):
         for cols in range(rows, 70):
             s = plan.choose_shape(np.array([rows]), np.array([cols]))[0]
-            p, q = plan.SHAPES[s]
-            if s != plan.MULTI:
-                assert rows <= p * tj and cols <= q * tk
-                for s2 in range(s):
-                    p2, q2 = plan.SHAPES[s2]
-                    assert not (rows <= p2 * tj and cols <= q2 * tk)
+            covers = [c for c in plan.CONFIGS[:-1]
+                      if max(rows, 1) <= c[0] * c[2] and max(cols, 1) <= c[1] * c[3]]
+            if covers:
+                assert plan.CONFIGS[s] in covers and s != plan.MULTI
+                assert cost(plan.CONFIGS[s]) == min(cost(c) for c in covers)
+            else:
+                assert s == plan.MULTI
 
 
 def test_scratch_only_for_multi_region():
@@ -143,7 +145,8 @@ def test_scratch_only_for_multi_region():
     small = [ln for ln in launches if ln.shape != plan.MULTI][0]
     assert plan.scratch_words(small, lens, 0) == (0, 0, 0)
     words, nl, kw = plan.scratch_words(by[plan.MULTI], lens, 0)
-    assert nl == 901 and kw >= 702 and words == 2 * nl * (kw + 4 * plan.TILE[0] + 1)
+    tj, tk, p, q = plan.CONFIGS[plan.MULTI]
+    assert nl == 901 and kw >= 701 and words == 2 * nl * (kw + p * tj + 1)
 
 
 def test_import_error_path(monkeypatch):

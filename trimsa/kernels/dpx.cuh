@@ -49,8 +49,8 @@ struct I32 {
     __device__ __forceinline__ static T pack(const int* v) { return v[0]; }
     __device__ __forceinline__ static int half(T v, int) { return v; }
     // lane value that keeps a cell when folded with min(), or drops it
-    __device__ __forceinline__ static int keep() { return 0x7fffffff; }
-    __device__ __forceinline__ static int drop() { return (int)0x80000000; }
+    // folded with min(): keeps a cell (keep = true) or drops it below everything
+    __device__ __forceinline__ static T mask(int, bool keep) { return keep ? 0x7fffffff : (int)0x80000000; }
 };
 
 struct S16x2 {
@@ -85,6 +85,8 @@ struct S16x2 {
         return (unsigned)(v[0] & 0xffff) | ((unsigned)(v[1] & 0xffff) << 16);
     }
     __device__ __forceinline__ static int half(T v, int h) { return (int)(short)(v >> (16 * h)); }
-    __device__ __forceinline__ static int keep() { return 0x7fff; }
-    __device__ __forceinline__ static int drop() { return -0x8000; }
+    // half h keeps its cell (keep = true) or drops it; the other half is dropped
+    __device__ __forceinline__ static T mask(int h, bool keep) {
+        return (keep ? 0x7fffu : 0x8000u) << (16 * h) | 0x8000u << (16 * (1 - h));
+    }
 };

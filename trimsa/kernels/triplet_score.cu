@@ -17,9 +17,11 @@
 // per-group scratch buffer in global memory (double-buffered by region
 // parity), written and read by the same warp with __syncwarp in between.
 //
-// Grid coordinates: global mode puts the faces j = 0 and k = 0 into the grid
-// (row u = j, column v = k) and uses NEG outside it; semiglobal and local
-// start at j = 1, k = 1 (u = j - 1) with zero faces. Cells past a triplet's
+// Grid coordinates: row u = j - 1, column v = k - 1. The faces j = 0 and
+// k = 0 are the halos of the first region row / column: zero in semiglobal
+// and local mode; in global mode the threads on those edges compute them
+// (they are 2-D alignments of A with C and of A with B) one layer at a time,
+// beside their tiles, and the layer before the first is NEG. Cells past a triplet's
 // end hold a padding residue whose substitution score is min(gap, 0): with
 // gap <= 0 such cells never exceed a real cell (docs/gpu.md), so local mode
 // folds every cell unmasked; semiglobal and global read masked cells only.
@@ -43,8 +45,7 @@ triplet_score(const unsigned char* __restrict__ codes,
     typedef typename A::T T;
     constexpr int NH = A::NH;
     constexpr int GS = P * Q;
-    constexpr int G = (MODE == 0) ? 1 : 0;
-    constexpr int I0 = 1 - G;            // first layer swept
+    constexpr int I0 = (MODE == 0) ? 0 : 1;   // first layer swept
     constexpr int KW2 = P * TJ + 1;      // row length of the k-face buffer
 
     __shared__ int sub_s[2 * 32 * 32];
@@ -64,14 +65,14 @@ triplet_score(const unsigned char* __restrict__ codes,
     unsigned int* kface = jface + 2LL * nlmax * kwidth;
 
     const T g2 = A::splat(2 * gap);
-    const T mg2 = A::splat(-2 * gap);
+    const T mg4 = A::splat(-4 * gap);
     const T init = A::splat(MODE == 0 ? neg : 0);
 
     // ---- stream state -------------------------------------------------
     int item = group;
     int J = 0, Kr = 0, i = I0;
-    int la[NH], lbg[NH], lcg[NH], dsth[NH];
-    long long offA[NH], offB[NH], offC[NH];
+    int la[NH], lb[NH], lc[NH], dsth[NH];
+    int offA[NH], offB[NH], offC[NH];   // the launcher keeps codes below 2^31
     int maxla = 0, nJ = 1, nK = 1;
 
     auto load_item = [&]() {
@@ -79,22 +80,22 @@ triplet_score(const unsigned char* __restrict__ codes,
         int mb = 0, mc = 0;
 #pragma unroll
         for (int h = 0; h < NH; ++h) {
-            la[h] = 0; lbg[h] = G; lcg[h] = G; dsth[h] = -1;
+            la[h] = 0; lb[h] = 0; lc[h] = 0; dsth[h] = -1;
             offA[h] = offB[h] = offC[h] = 0;
             if (item < nitems) {
                 const int* s = slots + 3LL * (item * NH + h);
                 int sa = s[0], sb = s[1], sc = s[2];
                 dsth[h] = dst[item * NH + h];
                 if (sa >= 0) {
-                    offA[h] = offsets[sa]; la[h] = (int)(offsets[sa + 1] - offA[h]);
-                    offB[h] = offsets[sb]; lbg[h] = (int)(offsets[sb + 1] - offB[h]) + G;
-                    offC[h] = offsets[sc]; lcg[h] = (int)(offsets[sc + 1] - offC[h]) + G;
+                    offA[h] = (int)offsets[sa]; la[h] = (int)(offsets[sa + 1] - offA[h]);
+                    offB[h] = (int)offsets[sb]; lb[h] = (int)(offsets[sb + 1] - offB[h]);
+                    offC[h] = (int)offsets[sc]; lc[h] = (int)(offsets[sc + 1] - offC[h]);
                 }
             }
-            maxla = max(maxla, la[h]); mb = max(mb, lbg[h]); mc = max(mc, lcg[h]);
+            maxla = max(maxla, la[h]); mb = max(mb, lb[h]); mc = max(mc, lc[h]);
         }
-        nJ = (mb + P * TJ - 1) / (P * TJ);
-        nK = (mc + Q * TK - 1) / (Q * TK);
+        nJ = max(1, (mb + P * TJ - 1) / (P * TJ));
+        nK = max(1, (mc + Q * TK - 1) / (Q * TK));
     };
     load_item();
 
@@ -106,10 +107,9 @@ triplet_score(const unsigned char* __restrict__ codes,
     for (int h = 0; h < NH; ++h) anext[h] = acode(h, i);
 
     // ---- per-region tile constants -----------------------------------
-    int bres[NH][TJ], cres[NH][TK];
+    unsigned bres[TJ], cres[TK];   // residue of half h in bits 8h..8h+7
     T sbc2g[TJ][TK];
     int rr[NH], cc[NH];           // row / column of the tile on the read faces, or -1
-    T capr[NH][TJ], capc[NH][TK]; // semiglobal masks
     T best = A::splat(0);
 
     // ---- layer state ---------------------------------------------------
@@ -136,6 +136,9 @@ triplet_score(const unsigned char* __restrict__ codes,
 #pragma unroll
             for (int r = 0; r < TJ; ++r) Lc[r] = __shfl_up_sync(TRIMSA_FULL, Hp[r][TK - 1], 1, GS);
         }
+        // global: the left neighbour's last cell of the edge row j = 0
+        T corner_left = init;
+        if (MODE == 0) corner_left = __shfl_up_sync(TRIMSA_FULL, Tp[TK], 1, GS);
         const bool active = step >= delay && item < nitems;
         ++step;
         if (active) {
@@ -145,20 +148,32 @@ triplet_score(const unsigned char* __restrict__ codes,
             if (i == I0) {
                 // new region: residues of the tile, B x C scores, masks
 #pragma unroll
+                for (int r = 0; r < TJ; ++r) bres[r] = 0;
+#pragma unroll
+                for (int c = 0; c < TK; ++c) cres[c] = 0;
+#pragma unroll
                 for (int h = 0; h < NH; ++h) {
 #pragma unroll
                     for (int r = 0; r < TJ; ++r) {
-                        int bi = u0 + r - G;
-                        bres[h][r] = (bi >= 0 && bi < lbg[h] - G) ? (int)__ldg(codes + offB[h] + bi) : PAD;
+                        int bi = u0 + r;
+                        bres[r] |= (unsigned)((bi < lb[h]) ? (int)__ldg(codes + offB[h] + bi) : PAD) << (8 * h);
                     }
 #pragma unroll
                     for (int c = 0; c < TK; ++c) {
-                        int ci = k0 + c - G;
-                        cres[h][c] = (ci >= 0 && ci < lcg[h] - G) ? (int)__ldg(codes + offC[h] + ci) : PAD;
+                        int ci = k0 + c;
+                        cres[c] |= (unsigned)((ci < lc[h]) ? (int)__ldg(codes + offC[h] + ci) : PAD) << (8 * h);
                     }
-                    int rl = lbg[h] - 1 - u0, cl = lcg[h] - 1 - k0;
-                    rr[h] = (rl >= 0 && rl < TJ) ? rl : -1;
-                    cc[h] = (cl >= 0 && cl < TK) ? cl : -1;
+                    // the cell read: row / column -1 is the edge face (global, empty B or C)
+                    int rl = lb[h] - 1 - u0, cl = lc[h] - 1 - k0;
+                    bool row_ok = (rl >= 0 && rl < TJ) || (rl == -1 && p == 0 && J == 0);
+                    bool col_ok = (cl >= 0 && cl < TK) || (cl == -1 && q == 0 && Kr == 0);
+                    if (MODE == 0) {
+                        rr[h] = (row_ok && col_ok) ? rl : -2;
+                        cc[h] = cl;
+                    } else {
+                        rr[h] = (rl >= 0 && rl < TJ) ? rl : -1;
+                        cc[h] = (cl >= 0 && cl < TK) ? cl : -1;
+                    }
                 }
 #pragma unroll
                 for (int r = 0; r < TJ; ++r)
@@ -166,28 +181,10 @@ triplet_score(const unsigned char* __restrict__ codes,
                     for (int c = 0; c < TK; ++c) {
                         int v[NH];
 #pragma unroll
-                        for (int h = 0; h < NH; ++h) v[h] = subN[bres[h][r] * KP + cres[h][c]];
+                        for (int h = 0; h < NH; ++h)
+                            v[h] = subN[((bres[r] >> (8 * h)) & 255) * KP + ((cres[c] >> (8 * h)) & 255)];
                         sbc2g[r][c] = A::add(A::pack(v), g2);
                     }
-                if (MODE == 1) {
-#pragma unroll
-                    for (int h = 0; h < NH; ++h) {
-#pragma unroll
-                        for (int r = 0; r < TJ; ++r) {
-                            int v[NH];
-#pragma unroll
-                            for (int e = 0; e < NH; ++e) v[e] = (e == h && u0 + r < lbg[h]) ? A::keep() : A::drop();
-                            capr[h][r] = A::pack(v);
-                        }
-#pragma unroll
-                        for (int c = 0; c < TK; ++c) {
-                            int v[NH];
-#pragma unroll
-                            for (int e = 0; e < NH; ++e) v[e] = (e == h && k0 + c < lcg[h]) ? A::keep() : A::drop();
-                            capc[h][c] = A::pack(v);
-                        }
-                    }
-                }
                 best = A::splat(0);
 #pragma unroll
                 for (int r = 0; r < TJ; ++r) {
@@ -198,23 +195,23 @@ triplet_score(const unsigned char* __restrict__ codes,
 #pragma unroll
                 for (int c = 0; c <= TK; ++c) Tp[c] = init;
             }
-            // -- halos at the region's edges: constants or the face buffers --
+            // -- halos at the region's edges: face buffers, or the faces j = 0 / k = 0 --
             if (p == 0) {
                 if (J == 0) {
+                    // zero faces; in global mode the row is computed below from its corner
 #pragma unroll
-                    for (int c = 0; c <= TK; ++c) Tc[c] = init;
+                    for (int c = 0; c <= TK; ++c) Tc[c] = A::splat(0);
+                    if (MODE == 0) Tc[0] = (q == 0 && Kr == 0) ? A::splat(2 * gap * i) : corner_left;
                 } else {
                     const unsigned int* f = jface + ((long long)(J & 1) * nlmax + li) * kwidth + k0;
 #pragma unroll
                     for (int c = 0; c <= TK; ++c) Tc[c] = (T)__ldcg(f + c);
-                    if (q == 0 && Kr == 0) Tc[0] = init;
                 }
             }
             if (q == 0) {
                 if (Kr == 0) {
 #pragma unroll
-                    for (int r = 0; r < TJ; ++r) Lc[r] = init;
-                    if (p == 0) Tc[0] = init;
+                    for (int r = 0; r < TJ; ++r) Lc[r] = A::splat(0);
                 } else {
                     const unsigned int* f = kface + ((long long)(Kr & 1) * nlmax + li) * KW2 + p * TJ;
 #pragma unroll
@@ -223,7 +220,7 @@ triplet_score(const unsigned char* __restrict__ codes,
                 }
             }
             // -- scores of this layer's residue of A against the tile --
-            T er[TJ], sab2g[TJ], sac[TK], sac2g[TK];
+            T sab2g[TJ], sacm[TK], sac2g[TK];   // sab + 2g; sac - 4g; sac + 2g
             {
                 int ac[NH];
 #pragma unroll
@@ -232,24 +229,38 @@ triplet_score(const unsigned char* __restrict__ codes,
                 for (int r = 0; r < TJ; ++r) {
                     int v[NH];
 #pragma unroll
-                    for (int h = 0; h < NH; ++h) v[h] = subT[ac[h] + bres[h][r]];
-                    T s = A::pack(v);
-                    er[r] = A::add(s, mg2);
-                    sab2g[r] = A::add(s, g2);
+                    for (int h = 0; h < NH; ++h) v[h] = subT[ac[h] + ((bres[r] >> (8 * h)) & 255)];
+                    sab2g[r] = A::add(A::pack(v), g2);
                 }
 #pragma unroll
                 for (int c = 0; c < TK; ++c) {
                     int v[NH];
 #pragma unroll
-                    for (int h = 0; h < NH; ++h) v[h] = subT[ac[h] + cres[h][c]];
+                    for (int h = 0; h < NH; ++h) v[h] = subT[ac[h] + ((cres[c] >> (8 * h)) & 255)];
                     T s = A::pack(v);
-                    sac[c] = s;
+                    sacm[c] = A::add(s, mg4);
                     sac2g[c] = A::add(s, g2);
+                }
+            }
+            if (MODE == 0) {
+                // faces of global mode: H(i,0,k) and H(i,j,0), 2-D recurrences
+                if (p == 0 && J == 0) {
+#pragma unroll
+                    for (int c = 0; c < TK; ++c)
+                        Tc[c + 1] = A::addmax(Tp[c], sac2g[c], A::add(A::max(Tp[c + 1], Tc[c]), g2));
+                }
+                if (q == 0 && Kr == 0) {
+                    T upc = Tc[0], upp = Tp[0];
+#pragma unroll
+                    for (int r = 0; r < TJ; ++r) {
+                        Lc[r] = A::addmax(upp, sab2g[r], A::add(A::max(Lp[r], upc), g2));
+                        upc = Lc[r];
+                        upp = Lp[r];
+                    }
                 }
             }
             // -- the tile --
             T Hn[TJ][TK];
-            const bool origin = MODE == 0 && i == 0 && u0 == 0 && k0 == 0;
 #pragma unroll
             for (int r = 0; r < TJ; ++r) {
 #pragma unroll
@@ -260,14 +271,13 @@ triplet_score(const unsigned char* __restrict__ codes,
                     const T up_c = r ? Hn[r - 1][c] : Tc[c + 1];
                     const T dg_c = r ? (c ? Hn[r - 1][c - 1] : Lc[r - 1]) : Tc[c];
                     const T lf_c = c ? Hn[r][c - 1] : Lc[r];
-                    const T s3 = A::add(sbc2g[r][c], A::add(er[r], sac[c]));
+                    const T s3 = A::add(sbc2g[r][c], A::add(sab2g[r], sacm[c]));   // sab + sac + sbc
                     T m = A::add(dg_p, s3);
                     m = A::addmax(up_p, sab2g[r], m);
                     m = A::addmax(lf_p, sac2g[c], m);
                     m = A::addmax(dg_c, sbc2g[r][c], m);
                     const T y = A::max3(Hp[r][c], up_c, lf_c);
                     Hn[r][c] = (MODE == 2) ? A::addmax_relu(y, g2, m) : A::addmax(y, g2, m);
-                    if (r == 0 && c == 0 && origin) Hn[0][0] = A::splat(0);   // H[0,0,0] = 0
                 }
             }
 
@@ -275,13 +285,18 @@ triplet_score(const unsigned char* __restrict__ codes,
             if (MODE == 0) {
 #pragma unroll
                 for (int h = 0; h < NH; ++h) {
-                    if (i == la[h] && rr[h] >= 0 && cc[h] >= 0 && dsth[h] >= 0) {
-                        T v = Hn[0][0];
+                    if (i == la[h] && rr[h] >= -1 && dsth[h] >= 0) {
+                        T v = Tc[0];
 #pragma unroll
-                        for (int r = 0; r < TJ; ++r)
+                        for (int c = 0; c < TK; ++c)
+                            if (rr[h] == -1 && c == cc[h]) v = Tc[c + 1];
+#pragma unroll
+                        for (int r = 0; r < TJ; ++r) {
+                            if (r == rr[h] && cc[h] == -1) v = Lc[r];
 #pragma unroll
                             for (int c = 0; c < TK; ++c)
                                 if (r == rr[h] && c == cc[h]) v = Hn[r][c];
+                        }
                         res[dsth[h]] = A::half(v, h);
                     }
                 }
@@ -294,7 +309,7 @@ triplet_score(const unsigned char* __restrict__ codes,
                             for (int r = 0; r < TJ; ++r)
                                 if (r == rr[h]) {
 #pragma unroll
-                                    for (int c = 0; c < TK; ++c) best = A::max(best, A::min(Hn[r][c], capc[h][c]));
+                                    for (int c = 0; c < TK; ++c) best = A::max(best, A::min(Hn[r][c], A::mask(h, k0 + c < lc[h])));
                                 }
                         }
                         if (cc[h] >= 0) {
@@ -302,7 +317,7 @@ triplet_score(const unsigned char* __restrict__ codes,
                             for (int c = 0; c < TK; ++c)
                                 if (c == cc[h]) {
 #pragma unroll
-                                    for (int r = 0; r < TJ; ++r) best = A::max(best, A::min(Hn[r][c], capr[h][r]));
+                                    for (int r = 0; r < TJ; ++r) best = A::max(best, A::min(Hn[r][c], A::mask(h, u0 + r < lb[h])));
                                 }
                         }
                         if (i == la[h]) {
@@ -310,7 +325,7 @@ triplet_score(const unsigned char* __restrict__ codes,
                             for (int r = 0; r < TJ; ++r)
 #pragma unroll
                                 for (int c = 0; c < TK; ++c)
-                                    best = A::max(best, A::min(A::min(Hn[r][c], capr[h][r]), capc[h][c]));
+                                    best = A::max(best, A::min(Hn[r][c], A::mask(h, u0 + r < lb[h] && k0 + c < lc[h])));
                         }
                     }
                 }
@@ -327,6 +342,7 @@ triplet_score(const unsigned char* __restrict__ codes,
             // -- faces for the next regions --
             if (p == P - 1 && J + 1 < nJ) {
                 unsigned int* f = jface + ((long long)((J + 1) & 1) * nlmax + li) * kwidth + k0 + 1;
+                if (q == 0 && Kr == 0) __stcg(f - 1, (unsigned int)Lc[TJ - 1]);
 #pragma unroll
                 for (int c = 0; c < TK; ++c) __stcg(f + c, (unsigned int)Hn[TJ - 1][c]);
             }

@@ -59,8 +59,7 @@ def _function(shape: int, bits: int, mode: int):
     from ..kernels import module
     import cupy
 
-    tj, tk = plan.TILE
-    p, q = plan.SHAPES[shape]
+    tj, tk, p, q = plan.CONFIGS[shape]
     arith = "S16x2" if bits == 16 else "I32"
     expr = f"triplet_score<{arith}, {tj}, {tk}, {p}, {q}, {mode}>"
     mod = module(_KERNEL, (expr,), (), cupy.cuda.Device().id)
@@ -205,7 +204,7 @@ def _prepare(ln, dev, idx, lens, mode, m, gap, res, info):
     slots[full] = idx[items[full]]
     dst = np.where(full, items, -1).astype(np.int32)
     fn = _function(ln.shape, ln.bits, mode)
-    p, q = plan.SHAPES[ln.shape]
+    _, _, p, q = plan.CONFIGS[ln.shape]
     per_warp = 32 // (p * q)
     per_block = per_warp * (_BLOCK // 32)
     nitems = items.shape[0]
@@ -225,7 +224,7 @@ def _prepare(ln, dev, idx, lens, mode, m, gap, res, info):
     args = (dev.codes, dev.offsets, cupy.asarray(slots.reshape(-1, 3)), cupy.asarray(dst.ravel()),
             np.int32(nitems), dev.tabs, np.int32(dev.kp), np.int32(gap), np.int32(neg), res,
             scratch, np.int64(words), np.int32(nlmax), np.int32(kwidth))
-    info.append(dict(shape=plan.SHAPES[ln.shape], bits=ln.bits, items=int(nitems), blocks=int(blocks),
+    info.append(dict(shape=plan.CONFIGS[ln.shape], bits=ln.bits, items=int(nitems), blocks=int(blocks),
                      regs=int(fn.num_regs), local_bytes=int(fn.local_size_bytes),
                      scratch_words=int(words)))
     return fn, (blocks,), args

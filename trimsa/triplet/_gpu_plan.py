@@ -18,9 +18,18 @@ from __future__ import annotations
 
 import numpy as np
 
-TILE = (4, 4)                      # cells per thread: rows x columns
-SHAPES = ((1, 1), (1, 2), (2, 2), (2, 4), (4, 4), (4, 8))   # thread groups P x Q
-MULTI = len(SHAPES) - 1            # the shape used, region by region, for larger planes
+#: kernel configurations (TJ, TK, P, Q): a thread keeps a TJ x TK tile, a group of
+#: P x Q threads (P * Q divides 32) covers a (P*TJ) x (Q*TK) region of the plane.
+#: A plane that fits one region of some configuration takes the one with the least
+#: padded area times the tile's relative cost (:data:`TILE_COST`); larger planes take
+#: the last (MULTI), swept region by region.
+CONFIGS = ((4, 4, 1, 1), (4, 4, 1, 2), (4, 4, 2, 2),
+           (8, 8, 1, 1), (8, 8, 1, 2), (8, 8, 2, 2), (8, 8, 2, 4), (8, 8, 4, 4), (8, 8, 4, 8),
+           (8, 8, 4, 8))
+MULTI = len(CONFIGS) - 1
+#: time per padded cell of a tile shape relative to 8 x 8 (measured on an H100,
+#: docs/gpu.md: 4 x 4 tiles spend more instructions per cell on the per-step work)
+TILE_COST = {(4, 4): 1.6, (8, 8): 1.0}
 INT16_MAX = 32767
 INT32_MAX = 2**31 - 1
 PRECISIONS = ("auto", "int32", "int16")
@@ -88,28 +97,31 @@ def fits(nl, jpad, kpad, m: int, limit: int = INT16_MAX) -> np.ndarray:
 
 
 def choose_shape(rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
-    """Index into :data:`SHAPES` of the smallest group covering a ``rows x cols`` plane.
+    """Index into :data:`CONFIGS` of the cheapest one-region configuration of a plane.
 
-    Planes larger than every group take :data:`MULTI`, swept region by region.
+    Cost = padded area x :data:`TILE_COST`; ties go to the earlier (smaller)
+    configuration. Planes larger than every region take :data:`MULTI`.
     """
-    tj, tk = TILE
-    rows = np.asarray(rows)
-    cols = np.asarray(cols)
+    rows = np.maximum(np.asarray(rows, dtype=np.int64), 1)
+    cols = np.maximum(np.asarray(cols, dtype=np.int64), 1)
     out = np.full(rows.shape, MULTI, dtype=np.int64)
-    for s in range(len(SHAPES) - 1, -1, -1):
-        p, q = SHAPES[s]
+    best = np.full(rows.shape, np.inf)
+    for s in range(len(CONFIGS) - 1):
+        tj, tk, p, q = CONFIGS[s]
         ok = (rows <= p * tj) & (cols <= q * tk)
-        out[ok] = s
+        cost = (p * tj) * (q * tk) * TILE_COST.get((tj, tk), 1.0)
+        take = ok & (cost < best)
+        out[take] = s
+        best[take] = cost
     return out
 
 
 def padded(rows, cols, shape: int):
     """Rows and columns of the plane after rounding up to whole regions of ``shape``."""
-    tj, tk = TILE
-    p, q = SHAPES[shape]
+    tj, tk, p, q = CONFIGS[shape]
     rh, ch = p * tj, q * tk
-    rows = np.asarray(rows, dtype=np.int64)
-    cols = np.asarray(cols, dtype=np.int64)
+    rows = np.maximum(np.asarray(rows, dtype=np.int64), 1)
+    cols = np.maximum(np.asarray(cols, dtype=np.int64), 1)
     return -(-rows // rh) * rh, -(-cols // ch) * ch
 
 
@@ -139,7 +151,7 @@ class Launch:
         return self.items.shape[1]
 
     def __repr__(self):
-        return f"Launch(shape={SHAPES[self.shape]}, bits={self.bits}, items={self.items.shape[0]})"
+        return f"Launch(config={CONFIGS[self.shape]}, bits={self.bits}, items={self.items.shape[0]})"
 
 
 def plan(lens: np.ndarray, mode: int, m: int, precision: str = "auto") -> tuple[list, np.ndarray]:
@@ -165,11 +177,11 @@ def plan(lens: np.ndarray, mode: int, m: int, precision: str = "auto") -> tuple[
     g = 1 if mode == 0 else 0
     la, lb, lc = (lens[:, x].astype(np.int64) for x in range(3))
     trivial = (lb == 0) if mode != 0 else np.zeros(la.shape, dtype=bool)
-    rows, cols = lb + g, lc + g
-    nl = la + g
+    rows, cols = lb, lc          # the faces j = 0, k = 0 are halos, not rows
+    nl = la + g                  # global also sweeps the layer i = 0
     shape = choose_shape(rows, cols)
     launches = []
-    for s in range(len(SHAPES)):
+    for s in range(len(CONFIGS)):
         sel = np.flatnonzero((shape == s) & ~trivial)
         if sel.size == 0:
             continue
@@ -201,13 +213,12 @@ def scratch_words(launch: Launch, lens: np.ndarray, mode: int) -> tuple[int, int
 
     Only planes larger than one region need them; otherwise all are 0.
     """
-    tj, tk = TILE
-    p, q = SHAPES[launch.shape]
+    tj, tk, p, q = CONFIGS[launch.shape]
     g = 1 if mode == 0 else 0
     it = launch.items[launch.items >= 0]
-    rows = int(lens[it, 1].max()) + g
-    cols = int(lens[it, 2].max()) + g
-    if rows <= p * tj and cols <= q * tk:
+    rows = int(lens[it, 1].max())
+    cols = int(lens[it, 2].max())
+    if launch.shape != MULTI and rows <= p * tj and cols <= q * tk:
         return 0, 0, 0
     nl = int(lens[it, 0].max()) + g
     _, kpad = padded(rows, cols, launch.shape)
