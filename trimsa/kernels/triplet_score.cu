@@ -43,6 +43,7 @@ triplet_score(const unsigned char* __restrict__ codes,
               int kwidth)
 {
     typedef typename A::T T;
+    static_assert(TJ <= 8 && TK <= 8, "the semiglobal face switch handles tiles up to 8 x 8");
     constexpr int NH = A::NH;
     constexpr int GS = P * Q;
     constexpr int I0 = (MODE == 0) ? 0 : 1;   // first layer swept
@@ -286,17 +287,30 @@ triplet_score(const unsigned char* __restrict__ codes,
 #pragma unroll
                 for (int h = 0; h < NH; ++h) {
                     if (i == la[h] && rr[h] >= -1 && dsth[h] >= 0) {
-                        T v = Tc[0];
+                        // row by a switch, column by masks: a run-time index into
+                        // the tile would put it in local memory
+                        const int uc = cc[h];
+                        T v = A::splat(0);
+#define TRIMSA_PICK(R)                                                                  \
+    case R:                                                                             \
+        if (R < TJ) {                                                                   \
+            v = A::min(Lc[R < TJ ? R : 0], A::mask(h, uc == -1));                       \
+            _Pragma("unroll") for (int c = 0; c < TK; ++c)                              \
+                v = A::max(v, A::min(Hn[R < TJ ? R : 0][c], A::mask(h, uc == c)));      \
+        }                                                                               \
+        break;
+                        switch (rr[h]) {
+                            case -1:
+                                v = A::min(Tc[0], A::mask(h, uc == -1));
 #pragma unroll
-                        for (int c = 0; c < TK; ++c)
-                            if (rr[h] == -1 && c == cc[h]) v = Tc[c + 1];
-#pragma unroll
-                        for (int r = 0; r < TJ; ++r) {
-                            if (r == rr[h] && cc[h] == -1) v = Lc[r];
-#pragma unroll
-                            for (int c = 0; c < TK; ++c)
-                                if (r == rr[h] && c == cc[h]) v = Hn[r][c];
+                                for (int c = 0; c < TK; ++c)
+                                    v = A::max(v, A::min(Tc[c + 1], A::mask(h, uc == c)));
+                                break;
+                            TRIMSA_PICK(0) TRIMSA_PICK(1) TRIMSA_PICK(2) TRIMSA_PICK(3)
+                            TRIMSA_PICK(4) TRIMSA_PICK(5) TRIMSA_PICK(6) TRIMSA_PICK(7)
+                            default: break;
                         }
+#undef TRIMSA_PICK
                         res[dsth[h]] = A::half(v, h);
                     }
                 }
@@ -304,22 +318,34 @@ triplet_score(const unsigned char* __restrict__ codes,
 #pragma unroll
                 for (int h = 0; h < NH; ++h) {
                     if (i <= la[h]) {
-                        if (rr[h] >= 0) {
-#pragma unroll
-                            for (int r = 0; r < TJ; ++r)
-                                if (r == rr[h]) {
-#pragma unroll
-                                    for (int c = 0; c < TK; ++c) best = A::max(best, A::min(Hn[r][c], A::mask(h, k0 + c < lc[h])));
-                                }
+                        // the faces j = lb and k = lc: a switch with constant indices
+                        // (a run-time index would put the tile in local memory)
+#define TRIMSA_ROW(R)                                                                   \
+    case R:                                                                             \
+        if (R < TJ) {                                                                   \
+            _Pragma("unroll") for (int c = 0; c < TK; ++c)                              \
+                best = A::max(best, A::min(Hn[R < TJ ? R : 0][c], A::mask(h, k0 + c < lc[h]))); \
+        }                                                                               \
+        break;
+#define TRIMSA_COL(C)                                                                   \
+    case C:                                                                             \
+        if (C < TK) {                                                                   \
+            _Pragma("unroll") for (int r = 0; r < TJ; ++r)                              \
+                best = A::max(best, A::min(Hn[r][C < TK ? C : 0], A::mask(h, u0 + r < lb[h]))); \
+        }                                                                               \
+        break;
+                        switch (rr[h]) {
+                            TRIMSA_ROW(0) TRIMSA_ROW(1) TRIMSA_ROW(2) TRIMSA_ROW(3)
+                            TRIMSA_ROW(4) TRIMSA_ROW(5) TRIMSA_ROW(6) TRIMSA_ROW(7)
+                            default: break;
                         }
-                        if (cc[h] >= 0) {
-#pragma unroll
-                            for (int c = 0; c < TK; ++c)
-                                if (c == cc[h]) {
-#pragma unroll
-                                    for (int r = 0; r < TJ; ++r) best = A::max(best, A::min(Hn[r][c], A::mask(h, u0 + r < lb[h])));
-                                }
+                        switch (cc[h]) {
+                            TRIMSA_COL(0) TRIMSA_COL(1) TRIMSA_COL(2) TRIMSA_COL(3)
+                            TRIMSA_COL(4) TRIMSA_COL(5) TRIMSA_COL(6) TRIMSA_COL(7)
+                            default: break;
                         }
+#undef TRIMSA_ROW
+#undef TRIMSA_COL
                         if (i == la[h]) {
 #pragma unroll
                             for (int r = 0; r < TJ; ++r)
