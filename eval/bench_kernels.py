@@ -87,7 +87,8 @@ def check(rng, quick, log):
                 st = {}
                 got = _gpu.score_triplets(seqs, trip, mi, sc, precision=prec, stats=st)
                 wrong = int((got != ref).sum())
-                used = sorted({ln["bits"] for ln in st.get("launches", [])})
+                used = sorted({(ln["bits"], "split" if ln["split"] else "stream")
+                               for ln in st.get("launches", [])})
                 rows.append((name, mode, prec, T, wrong, used))
                 if wrong:
                     bad += wrong
@@ -95,7 +96,7 @@ def check(rng, quick, log):
                     for t in w:
                         log(f"  MISMATCH {name} {mode} {prec} t={t} trip={trip[t].tolist()} "
                             f"lens={seqs.lengths[trip[t]].tolist()} gpu={got[t]} cpu={ref[t]}")
-    log("| case | mode | precision | triplets | wrong | bits used |")
+    log("| case | mode | precision | triplets | wrong | launches (bits, kind) |")
     log("|---|---|---|---:|---:|---|")
     for r in rows:
         log(f"| {r[0]} | {r[1]} | {r[2]} | {r[3]} | {r[4]} | {r[5]} |")

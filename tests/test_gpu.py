@@ -209,6 +209,23 @@ def test_gpu_overflow_routes_to_32_bits(mode):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("prec", ["int32", "int16"])
+@pytest.mark.parametrize("mode", MODES)
+def test_gpu_split_columns_equal_cpu(mode, prec):
+    _gpu = _gpu_or_skip()
+    rng = np.random.default_rng()
+    seqs = random_set(rng, rng.integers(100, 700, size=6), _alphabet.get("protein"))
+    sc = Scoring.protein("BLOSUM62")
+    trip = rng.integers(0, 6, size=(5, 3))
+    st_ = {}
+    got = _gpu.score_triplets(seqs, trip, mode, sc, precision=prec, stats=st_)
+    assert any(ln["split"] for ln in st_["launches"])
+    assert np.array_equal(got, cpu_scores(seqs, trip, mode, sc))
+    again = _gpu.score_triplets(seqs, trip, mode, sc, precision=prec, split="never")
+    assert np.array_equal(again, got)
+
+
+@pytest.mark.gpu
 def test_gpu_through_api():
     _gpu_or_skip()
     from trimsa.triplet import score_triplets

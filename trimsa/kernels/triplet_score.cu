@@ -40,7 +40,13 @@ triplet_score(const unsigned char* __restrict__ codes,
               int KP, int gap, int neg,
               int* __restrict__ res,
               unsigned int* __restrict__ scratch, long long group_words, int nlmax,
-              int kwidth)
+              int kwidth,
+              // split mode (colmap != nullptr): group g sweeps one region column
+              // colmap[g] = (item, column, kface offset, flag offset) of one triplet
+              // whose columns run concurrently; the k-faces between columns go
+              // through kface_g, each published layer by layer through flags.
+              const int4* __restrict__ colmap, int ncols,
+              unsigned int* __restrict__ kface_g, int* __restrict__ flags)
 {
     typedef typename A::T T;
     static_assert(TJ <= 8 && TK <= 8, "the semiglobal face switch handles tiles up to 8 x 8");
@@ -70,8 +76,18 @@ triplet_score(const unsigned char* __restrict__ codes,
     const T init = A::splat(MODE == 0 ? neg : 0);
 
     // ---- stream state -------------------------------------------------
-    int item = group;
-    int J = 0, Kr = 0, i = I0;
+    const bool split = colmap != nullptr;
+    int item = group, Kfix = 0, foff = 0;
+    long long koff = 0;
+    if (split) {
+        item = nitems;
+        if (group < ncols) {
+            const int4 cm = colmap[group];
+            item = cm.x; Kfix = cm.y; koff = cm.z; foff = cm.w;
+        }
+    }
+    int J = 0, Kr = Kfix, i = I0;
+    int ready = 0;   // split mode: layers of the current left k-face known to be published
     int la[NH], lb[NH], lc[NH], dsth[NH];
     int offA[NH], offB[NH], offC[NH];   // the launcher keeps codes below 2^31
     int maxla = 0, nJ = 1, nK = 1;
@@ -187,6 +203,7 @@ triplet_score(const unsigned char* __restrict__ codes,
                         sbc2g[r][c] = A::add(A::pack(v), g2);
                     }
                 best = A::splat(0);
+                ready = 0;
 #pragma unroll
                 for (int r = 0; r < TJ; ++r) {
                     Lp[r] = init;
@@ -215,6 +232,15 @@ triplet_score(const unsigned char* __restrict__ codes,
                     for (int r = 0; r < TJ; ++r) Lc[r] = A::splat(0);
                 } else {
                     const unsigned int* f = kface + ((long long)(Kr & 1) * nlmax + li) * KW2 + p * TJ;
+                    if (split && ready < li + 1) {
+                        // wait until the column to the left has published this layer
+                        const volatile int* fl = flags + foff + ((Kr - 1) * nJ + J) * P + p;
+                        while ((ready = *fl) < li + 1) { }
+                        __threadfence();
+                    }
+                    if (split) {
+                        f = kface_g + koff + ((long long)((Kr - 1) * nJ + J) * (maxla - I0 + 1) + li) * KW2 + p * TJ;
+                    }
 #pragma unroll
                     for (int r = 0; r < TJ; ++r) Lc[r] = (T)__ldcg(f + 1 + r);
                     if (p == 0) Tc[0] = (T)__ldcg(f);
@@ -374,9 +400,15 @@ triplet_score(const unsigned char* __restrict__ codes,
             }
             if (q == Q - 1 && Kr + 1 < nK) {
                 unsigned int* f = kface + ((long long)((Kr + 1) & 1) * nlmax + li) * KW2 + p * TJ;
+                if (split) f = kface_g + koff + ((long long)(Kr * nJ + J) * (maxla - I0 + 1) + li) * KW2 + p * TJ;
                 if (p == 0) __stcg(f, (unsigned int)Tc[TK]);
 #pragma unroll
                 for (int r = 0; r < TJ; ++r) __stcg(f + 1 + r, (unsigned int)Hn[r][TK - 1]);
+                if (split && ((li & 7) == 7 || i == maxla)) {
+                    // publish every 8 layers: a fence per layer would dominate
+                    __threadfence();
+                    atomicExch(flags + foff + (Kr * nJ + J) * P + p, li + 1);
+                }
             }
 
             // -- shift the layer --
@@ -399,7 +431,9 @@ triplet_score(const unsigned char* __restrict__ codes,
                     }
                 }
                 i = I0;
-                if (++Kr == nK) {
+                if (split) {
+                    if (++J == nJ) item = nitems;     // this column is done
+                } else if (++Kr == nK) {
                     Kr = 0;
                     if (++J == nJ) {
                         J = 0;

@@ -55,11 +55,11 @@ def require():
     return name
 
 
-def _function(shape: int, bits: int, mode: int):
+def _function(config: tuple, bits: int, mode: int):
     from ..kernels import module
     import cupy
 
-    tj, tk, p, q = plan.CONFIGS[shape]
+    tj, tk, p, q = config
     arith = "S16x2" if bits == 16 else "I32"
     expr = f"triplet_score<{arith}, {tj}, {tk}, {p}, {q}, {mode}>"
     mod = module(_KERNEL, (expr,), (), cupy.cuda.Device().id)
@@ -94,7 +94,7 @@ class _Device:
         self.tabs = cupy.asarray(tabs.ravel())
 
 
-def score_triplets(seqs, trip, mode, scoring, out=None, precision=None, stats=None):
+def score_triplets(seqs, trip, mode, scoring, out=None, precision=None, stats=None, split="auto"):
     """Scores of triplets ``trip`` (``(T, 3)`` indices into ``seqs``) on the GPU.
 
     Parameters
@@ -116,6 +116,10 @@ def score_triplets(seqs, trip, mode, scoring, out=None, precision=None, stats=No
         overflow); ``"int32"``: 32-bit only.
     stats
         Optional dict that receives per-launch details (for benchmarks).
+    split
+        ``"auto"``: a batch of few triplets wider than one region sweeps each
+        triplet's region columns in parallel (one thread group each, linked by
+        flags); ``"never"``: always one group per triplet.
 
     Returns
     -------
@@ -135,7 +139,7 @@ def score_triplets(seqs, trip, mode, scoring, out=None, precision=None, stats=No
         _cpu.score_batch(seqs.codes, seqs.offsets, trip.astype(np.int32), scoring.table,
                          np.int32(scoring.gap), 2, 2, out, max(1, min(T, 64)))
         return out
-    batch = Batch(seqs, trip, mode, scoring, precision)
+    batch = Batch(seqs, trip, mode, scoring, precision, split)
     batch.run()
     out[:] = batch.result()
     if stats is not None:
@@ -150,7 +154,7 @@ class Batch:
     kernels alone (re-running :meth:`run` recomputes the same scores).
     """
 
-    def __init__(self, seqs, trip, mode, scoring, precision=None):
+    def __init__(self, seqs, trip, mode, scoring, precision=None, split="auto"):
         require()
         import cupy
 
@@ -163,6 +167,8 @@ class Batch:
         trip = np.ascontiguousarray(trip, dtype=np.int64).reshape(-1, 3)
         self.T = T = trip.shape[0]
         self.mode = mode
+        if int(seqs.offsets[-1]) >= 2**31:
+            raise OptionError("the GPU kernels take at most 2^31 residues in one sequence set")
         lengths = np.asarray(seqs.offsets[1:] - seqs.offsets[:-1], dtype=np.int64)
         idx, lens = plan.order(lengths, trip)
         self.lens = lens
@@ -175,14 +181,17 @@ class Batch:
         self.calls = []
         self.info = []
         for ln in launches:
-            self.calls.append(_prepare(ln, dev, idx, lens, mode, m, scoring.gap, self.res, self.info))
+            self.calls.append(_prepare(ln, dev, idx, lens, mode, m, scoring.gap, self.res, self.info,
+                                       split))
 
     def run(self):
         """Launch every kernel of the batch (asynchronously, on the current stream)."""
         import cupy
 
         self.res.fill(0 if self.mode else np.iinfo(np.int32).min)
-        for fn, grid, args in self.calls:
+        for fn, grid, args, flags in self.calls:
+            if flags is not None:
+                flags.fill(0)
             fn(grid, (_BLOCK,), args)
         return self
 
@@ -194,7 +203,42 @@ class Batch:
         return host
 
 
-def _prepare(ln, dev, idx, lens, mode, m, gap, res, info):
+def _split_plan(ln, lens, mode, resident_groups):
+    """Column jobs of a launch whose few, wide planes should be swept column-parallel.
+
+    Returns ``None`` (stream as usual) or ``(colmap, kface words, flag count,
+    jface words per group, layers, row width)`` for :data:`plan.SPLIT`. A
+    column job waits on the one to its left, so every job must be resident at
+    once: the launch is split only when all of them fit.
+    """
+    tj, tk, p, q = plan.SPLIT
+    g = 1 if mode == 0 else 0
+    items = ln.items
+    it = np.where(items >= 0, items, items[:, :1])
+    rows = np.maximum(lens[it, 1].max(1), 1)
+    cols = np.maximum(lens[it, 2].max(1), 1)
+    nl = lens[it, 0].max(1) + g
+    nj = -(-rows // (p * tj))
+    nk = -(-cols // (q * tk))
+    if nk.max() < 2 or items.shape[0] * 8 > resident_groups or nk.sum() > resident_groups:
+        return None
+    kw2 = p * tj + 1
+    rows_out = []
+    koff = foff = 0
+    for x in range(items.shape[0]):
+        for kr in range(int(nk[x])):
+            rows_out.append((x, kr, koff, foff))
+        koff += int(nk[x] * nj[x] * nl[x] * kw2)
+        foff += int(nk[x] * nj[x] * p)
+    if koff >= 2**31:
+        return None
+    nlmax = int(nl.max())
+    kwidth = int((nk * q * tk).max()) + 1
+    words = 2 * nlmax * (kwidth + p * tj + 1)
+    return np.array(rows_out, dtype=np.int32), koff, foff, words, nlmax, kwidth
+
+
+def _prepare(ln, dev, idx, lens, mode, m, gap, res, info, split="auto"):
     import cupy
 
     items = ln.items
@@ -203,28 +247,53 @@ def _prepare(ln, dev, idx, lens, mode, m, gap, res, info):
     full = items >= 0
     slots[full] = idx[items[full]]
     dst = np.where(full, items, -1).astype(np.int32)
-    fn = _function(ln.shape, ln.bits, mode)
-    _, _, p, q = plan.CONFIGS[ln.shape]
+    config = plan.CONFIGS[ln.shape]
+    nitems = items.shape[0]
+    words, nlmax, kwidth = plan.scratch_words(ln, lens, mode)
+    sp = None
+    if split == "auto" and words:
+        fs = _function(plan.SPLIT, ln.bits, mode)
+        sp = _split_plan(ln, lens, mode, _resident_blocks(fs) * (_BLOCK // 32))
+        if sp is not None:
+            colmap, kwords, nflags, swords, snl, skw = sp
+            blocks = -(-colmap.shape[0] // (_BLOCK // 32))
+            if 4 * (blocks * (_BLOCK // 32) * swords + kwords + nflags) > 0.6 * cupy.cuda.runtime.memGetInfo()[0]:
+                sp = None
+            else:
+                config, words, nlmax, kwidth = plan.SPLIT, swords, snl, skw
+    fn = _function(config, ln.bits, mode)
+    _, _, p, q = config
     per_warp = 32 // (p * q)
     per_block = per_warp * (_BLOCK // 32)
-    nitems = items.shape[0]
-    blocks = min(-(-nitems // per_block), _resident_blocks(fn))
-    words, nlmax, kwidth = plan.scratch_words(ln, lens, mode)
+    resident = _resident_blocks(fn)
+    if sp is None:
+        blocks = min(-(-nitems // per_block), resident)
     if words:
         free, _ = cupy.cuda.runtime.memGetInfo()
         budget = int(free * 0.6) // (4 * words)
         if budget < per_block:
             raise MemoryError(f"GPU memory too small for one block of {per_block} groups "
                               f"({words * 4 * per_block} bytes)")
+        if sp is not None and budget < blocks * per_block:
+            sp = None   # column jobs must all be resident with their buffers: stream instead
+            blocks = min(-(-nitems // per_block), resident)
         blocks = max(1, min(blocks, budget // per_block))
         scratch = cupy.empty(blocks * per_block * words, dtype=cupy.uint32)
     else:
         scratch = cupy.empty(1, dtype=cupy.uint32)
     neg = plan.neg_sentinel(m, ln.bits)
+    if sp is not None:
+        colmap_d = cupy.asarray(colmap)
+        kface_g = cupy.empty(max(kwords, 1), dtype=cupy.uint32)
+        flags = cupy.zeros(max(nflags, 1), dtype=cupy.int32)
+        tail = (colmap_d, np.int32(colmap.shape[0]), kface_g, flags)
+    else:
+        flags = None
+        tail = (np.uint64(0), np.int32(0), np.uint64(0), np.uint64(0))
     args = (dev.codes, dev.offsets, cupy.asarray(slots.reshape(-1, 3)), cupy.asarray(dst.ravel()),
             np.int32(nitems), dev.tabs, np.int32(dev.kp), np.int32(gap), np.int32(neg), res,
-            scratch, np.int64(words), np.int32(nlmax), np.int32(kwidth))
-    info.append(dict(shape=plan.CONFIGS[ln.shape], bits=ln.bits, items=int(nitems), blocks=int(blocks),
+            scratch, np.int64(words), np.int32(nlmax), np.int32(kwidth)) + tail
+    info.append(dict(shape=config, bits=ln.bits, items=int(nitems), blocks=int(blocks),
                      regs=int(fn.num_regs), local_bytes=int(fn.local_size_bytes),
-                     scratch_words=int(words)))
-    return fn, (blocks,), args
+                     scratch_words=int(words), split=sp is not None))
+    return fn, (blocks,), args, flags

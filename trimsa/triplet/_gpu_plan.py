@@ -27,6 +27,9 @@ CONFIGS = ((4, 4, 1, 1), (4, 4, 1, 2), (4, 4, 2, 2),
            (8, 8, 1, 1), (8, 8, 1, 2), (8, 8, 2, 2), (8, 8, 2, 4), (8, 8, 4, 4), (8, 8, 4, 8),
            (8, 8, 4, 8))
 MULTI = len(CONFIGS) - 1
+#: configuration of the column-parallel sweep of a few wide planes (one warp per
+#: region column, so a waiting column never stalls another one in its warp)
+SPLIT = (8, 8, 8, 4)
 #: time per padded cell of a tile shape relative to 8 x 8 (measured on an H100,
 #: docs/gpu.md: 4 x 4 tiles spend more instructions per cell on the per-step work)
 TILE_COST = {(4, 4): 1.6, (8, 8): 1.0}
