@@ -204,11 +204,11 @@ def main(argv=None):
             _gpu_plan.CONFIGS = _gpu_plan.CONFIGS[:-1] + (tuple(int(x) for x in cfg.split("x")),)
             log(f"multi-region config {_gpu_plan.CONFIGS[-1]}")
         rows += throughput(rng, lengths, args.modes.split(","), args.precisions.split(","), log, args.cells)
-    log("\n| L | mode | precision | triplets | ms | TCUPS | regs | local bytes | group PxQ | bits |")
+    log("\n| L | mode | precision | triplets | ms | TCUPS | regs | local bytes | config TJxTKxPxQ | bits |")
     log("|---:|---|---|---:|---:|---:|---:|---:|---|---:|")
     for r in rows:
         log(f"| {r[0]} | {r[1]} | {r[2]} | {r[3]} | {r[4] * 1e3:.3f} | {r[5]:.3f} | {r[6]} | {r[7]} "
-            f"| {r[8][0]}x{r[8][1]} | {r[9]} |")
+            f"| {'x'.join(str(x) for x in r[8])} | {r[9]} |")
     if args.single:
         log("\n## one triplet (global, auto precision); TrioSeq H100 Table I for comparison\n")
         srows = single(rng, [int(x) for x in args.single.split(",") if x], log)
