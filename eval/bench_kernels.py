@@ -31,25 +31,14 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from trimsa import alphabet as _alphabet  # noqa: E402
-from trimsa.io import SequenceSet  # noqa: E402
 from trimsa.scoring import Scoring  # noqa: E402
 from trimsa.triplet import _cpu, _gpu, _gpu_plan  # noqa: E402
+from trimsa.triplet._synthetic import random_set  # noqa: E402
 
 MODES = ("global", "semiglobal", "local")
 PRECS = ("int32", "int16")
 PAPER = {  # TrioSeq on H100 (000_*.txt): Table I single triplet, ms
     8: 0.013, 16: 0.028, 32: 0.053, 64: 0.100, 128: 0.311, 256: 1.432, 512: 15.66, 1024: 52.79}
-
-
-def random_set(rng, lengths, alpha, k=None):
-    k = k or (4 if alpha.name == "dna" else 20)
-    lengths = np.asarray(lengths, dtype=np.int64)
-    offsets = np.zeros(lengths.size + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    codes = rng.integers(0, k, size=int(offsets[-1]), dtype=np.uint8)
-    names = tuple(f"s{i}" for i in range(lengths.size))
-    seqs = tuple("" for _ in names)
-    return SequenceSet(names, names, seqs, alpha, codes, offsets)
 
 
 def cpu_scores(seqs, trip, mode, sc):

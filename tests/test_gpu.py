@@ -11,21 +11,11 @@ from hypothesis import strategies as st
 
 from trimsa import alphabet as _alphabet
 from trimsa.errors import BackendUnavailableError
-from trimsa.io import SequenceSet
 from trimsa.scoring import Scoring
 from trimsa.triplet import _cpu, _gpu_plan as plan
+from trimsa.triplet._synthetic import random_set
 
 MODES = (0, 1, 2)
-
-
-def random_set(rng, lengths, alpha, k=None):
-    k = k or (4 if alpha.name == "dna" else 20)
-    lengths = np.asarray(lengths, dtype=np.int64)
-    offsets = np.zeros(lengths.size + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    codes = rng.integers(0, k, size=int(offsets[-1]), dtype=np.uint8)
-    names = tuple(f"s{i}" for i in range(lengths.size))
-    return SequenceSet(names, names, tuple("" for _ in names), alpha, codes, offsets)
 
 
 def cpu_scores(seqs, trip, mode, sc):

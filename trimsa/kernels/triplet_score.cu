@@ -131,14 +131,18 @@ triplet_score(const unsigned char* __restrict__ codes,
 
     // ---- layer state ---------------------------------------------------
     T Hp[TJ][TK], Tp[TK + 1], Lp[TJ];
+    // the layer before a region's first: NEG (global) or the zero face i = 0
+    auto reset_layer = [&]() {
 #pragma unroll
-    for (int r = 0; r < TJ; ++r) {
-        Lp[r] = init;
+        for (int r = 0; r < TJ; ++r) {
+            Lp[r] = init;
 #pragma unroll
-        for (int c = 0; c < TK; ++c) Hp[r][c] = init;
-    }
+            for (int c = 0; c < TK; ++c) Hp[r][c] = init;
+        }
 #pragma unroll
-    for (int c = 0; c <= TK; ++c) Tp[c] = init;
+        for (int c = 0; c <= TK; ++c) Tp[c] = init;
+    };
+    reset_layer();
 
     const int delay = p + q;
     int step = 0;
@@ -204,14 +208,7 @@ triplet_score(const unsigned char* __restrict__ codes,
                     }
                 best = A::splat(0);
                 ready = 0;
-#pragma unroll
-                for (int r = 0; r < TJ; ++r) {
-                    Lp[r] = init;
-#pragma unroll
-                    for (int c = 0; c < TK; ++c) Hp[r][c] = init;
-                }
-#pragma unroll
-                for (int c = 0; c <= TK; ++c) Tp[c] = init;
+                reset_layer();
             }
             // -- halos at the region's edges: face buffers, or the faces j = 0 / k = 0 --
             if (p == 0) {

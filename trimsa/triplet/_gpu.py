@@ -23,7 +23,6 @@ _INSTALL = ("install CuPy for your CUDA version (pip install 'trimsa[gpu]', or "
             "cupy-cuda12x / cupy-cuda13x) on a machine with an NVIDIA GPU, or use --device cpu")
 _BLOCK = 128
 _KERNEL = "triplet_score.cu"
-_MODE_NAMES = ("global", "semiglobal", "local")
 
 
 def _probe():
@@ -257,7 +256,8 @@ def _prepare(ln, dev, idx, lens, mode, m, gap, res, info, split="auto"):
         if sp is not None:
             colmap, kwords, nflags, swords, snl, skw = sp
             blocks = -(-colmap.shape[0] // (_BLOCK // 32))
-            if 4 * (blocks * (_BLOCK // 32) * swords + kwords + nflags) > 0.6 * cupy.cuda.runtime.memGetInfo()[0]:
+            need = 4 * (blocks * (_BLOCK // 32) * swords + kwords + nflags)
+            if need > 0.6 * cupy.cuda.runtime.memGetInfo()[0]:
                 sp = None
             else:
                 config, words, nlmax, kwidth = plan.SPLIT, swords, snl, skw
