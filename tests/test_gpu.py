@@ -225,3 +225,104 @@ def test_gpu_through_api():
     for mode in ("global", "semiglobal", "local"):
         assert np.array_equal(score_triplets(seqs, mode=mode, device="gpu"),
                               score_triplets(seqs, mode=mode, device="cpu"))
+
+
+# -- CPU-side: the 16-bit rule against an emulation of wrapping arithmetic ------
+
+def _wrap16(x):
+    return ((x + 32768) & 0xFFFF) - 32768
+
+
+def _global_sweep(a, b, c, ext, gap, rows, cols, wrap):
+    """Global score over a padded (rows+1) x (cols+1) plane, adding as ``wrap`` does.
+
+    Cells outside the grid and the layer before the first are the kernel's
+    sentinel; residues past a sequence's end are the padding code. Every
+    ``H + column score`` goes through ``wrap`` (identity: exact integers).
+    """
+    m = plan.column_bound(ext[:-1, :-1], gap)
+    neg = plan.neg_sentinel(m, 16)
+    pad = ext.shape[0] - 1
+    la, lb, lc = len(a), len(b), len(c)
+    ra = list(a) + [pad] * 0
+    rb = list(b) + [pad] * (rows - lb)
+    rc = list(c) + [pad] * (cols - lc)
+    prev = [[neg] * (cols + 1) for _ in range(rows + 1)]
+    out = None
+    for i in range(la + 1):
+        cur = [[neg] * (cols + 1) for _ in range(rows + 1)]
+        x = ra[i - 1] if i else pad
+        for j in range(rows + 1):
+            y = rb[j - 1] if j else pad
+            for k in range(cols + 1):
+                z = rc[k - 1] if k else pad
+                if i == j == k == 0:
+                    cur[0][0] = 0
+                    continue
+                best = None
+                for di, dj, dk in ((1, 1, 1), (1, 1, 0), (1, 0, 1), (0, 1, 1), (1, 0, 0), (0, 1, 0), (0, 0, 1)):
+                    pi, pj, pk = i - di, j - dj, k - dk
+                    if pj < 0 or pk < 0:
+                        h = neg
+                    elif pi < 0:
+                        h = neg
+                    else:
+                        h = (prev if di else cur)[pj][pk]
+                    s = 0
+                    for u, v, du, dv in ((x, y, di, dj), (x, z, di, dk), (y, z, dj, dk)):
+                        s += ext[u, v] if du and dv else (gap if du or dv else 0)
+                    t = wrap(h + s)
+                    best = t if best is None else max(best, t)
+                cur[j][k] = best
+        prev = cur
+        if i == la:
+            out = cur[lb][lc]
+    return out
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**31 - 1))
+def test_16_bit_rule_exact_when_it_fits(seed):
+    rng = np.random.default_rng(seed)
+    match = int(rng.integers(100, 500))
+    sc = Scoring.dna(match, -int(rng.integers(50, 400)), -int(rng.integers(50, 400)))
+    ext = plan.extended_tables(sc.table, sc.gap)[0]
+    m = plan.column_bound(sc.table, sc.gap)
+    a, b, c = (list(rng.integers(0, 4, size=int(rng.integers(0, 5)))) for _ in range(3))
+    rows, cols = len(b) + int(rng.integers(0, 3)), len(c) + int(rng.integers(0, 3))
+    exact = _global_sweep(a, b, c, ext, sc.gap, len(b), len(c), lambda v: v)
+    if plan.fits(len(a) + 1, rows, cols, m):
+        assert _global_sweep(a, b, c, ext, sc.gap, rows, cols, _wrap16) == exact
+
+
+def test_16_bit_rule_rejects_a_real_overflow():
+    sc = Scoring.dna(900, -900, -900)
+    ext = plan.extended_tables(sc.table, sc.gap)[0]
+    m = plan.column_bound(sc.table, sc.gap)
+    a = [0, 1, 2, 3] * 3 + [0]                  # three identical sequences of 13
+    exact = _global_sweep(a, a, a, ext, sc.gap, 13, 13, lambda v: v)
+    assert exact == 13 * 3 * 900 > 32767
+    assert _global_sweep(a, a, a, ext, sc.gap, 13, 13, _wrap16) != exact   # 16 bits would be wrong
+    assert not plan.fits(14, 13, 13, m)                                     # and the rule says so
+
+
+def test_split_plan_columns_and_offsets():
+    from trimsa.triplet import _gpu
+
+    lens = np.array([[1024, 1024, 1024], [700, 300, 500], [20, 5, 10]])
+    launch = plan.Launch(plan.MULTI, 32, np.array([[0], [1], [2]]))
+    tj, tk, p, q = plan.SPLIT
+    colmap, kwords, nflags, words, nl, kw = _gpu._split_plan(launch, lens, 0, 4096)
+    nk = [-(-max(c, 1) // (q * tk)) for c in lens[:, 2]]
+    nj = [-(-max(r, 1) // (p * tj)) for r in lens[:, 1]]
+    assert colmap.shape == (sum(nk), 4)
+    assert list(colmap[:, 0]) == [x for x in range(3) for _ in range(nk[x])]
+    assert all(list(colmap[colmap[:, 0] == x, 1]) == list(range(nk[x])) for x in range(3))
+    sizes = [nk[x] * nj[x] * (lens[x, 0] + 1) * (p * tj + 1) for x in range(3)]
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    assert [colmap[colmap[:, 0] == x, 2][0] for x in range(3)] == list(starts)
+    assert kwords == sum(sizes) and nflags == sum(nk[x] * nj[x] * p for x in range(3))
+    assert nl == 1025 and words == 2 * nl * (kw + p * tj + 1)
+    # too many column jobs to be resident at once, or a full GPU: no split
+    assert _gpu._split_plan(launch, lens, 0, sum(nk) - 1) is None
+    assert _gpu._split_plan(launch, lens, 0, 16) is None
