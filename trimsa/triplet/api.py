@@ -177,7 +177,8 @@ def _check_overflow(seqs: SequenceSet, scoring: Scoring) -> None:
 
 
 def score_triplets(seqs, triplets=None, *, mode: Mode = "global", scoring: Scoring | None = None,
-                   device: Device = "cpu", threads: int = 0) -> np.ndarray:
+                   device: Device = "cpu", threads: int = 0,
+                   precision: Literal["auto", "int32", "int16"] = "auto") -> np.ndarray:
     """Exact 3-way alignment scores of many triplets.
 
     Parameters
@@ -197,6 +198,11 @@ def score_triplets(seqs, triplets=None, *, mode: Mode = "global", scoring: Scori
         ``"cpu"``, ``"gpu"`` or ``"auto"`` (GPU when CuPy sees one).
     threads
         CPU threads (0 = all cores).
+    precision
+        GPU arithmetic: ``"auto"`` (packed 16-bit wherever a bound derived from
+        the lengths and scores proves it exact, 32-bit elsewhere), ``"int32"``
+        or ``"int16"`` (still 32-bit for triplets that could overflow). Results
+        are identical in every case; the CPU always uses 32-bit.
 
     Returns
     -------
@@ -210,6 +216,8 @@ def score_triplets(seqs, triplets=None, *, mode: Mode = "global", scoring: Scori
     """
     seqs = as_sequence_set(seqs, scoring.alphabet if scoring is not None else None)
     m = _check_mode(mode)
+    if precision not in ("auto", "int32", "int16"):
+        raise OptionError(f"unknown precision {precision!r}; choose one of: auto, int32, int16")
     sc = _scoring_for(seqs, scoring)
     if triplets is None:
         seqs.require(3, "triplet scoring")
@@ -226,7 +234,8 @@ def score_triplets(seqs, triplets=None, *, mode: Mode = "global", scoring: Scori
     if dev == "gpu":
         from . import _gpu
 
-        run = lambda part, dst: _gpu.score_triplets(seqs, part, m, sc, out=dst)  # noqa: E731
+        run = lambda part, dst: _gpu.score_triplets(seqs, part, m, sc, out=dst,  # noqa: E731
+                                                    precision=precision)
     else:
         from . import _cpu
 
