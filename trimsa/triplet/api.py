@@ -208,7 +208,7 @@ def score_triplets(seqs, triplets=None, *, mode: Mode = "global", scoring: Scori
     >>> score_triplets(["ACGT", "ACGT", "ACGT"]).tolist()
     [12]
     """
-    seqs = as_sequence_set(seqs)
+    seqs = as_sequence_set(seqs, scoring.alphabet if scoring is not None else None)
     m = _check_mode(mode)
     sc = _scoring_for(seqs, scoring)
     if triplets is None:
@@ -257,7 +257,7 @@ def _global_moves(a, b, c, sub, gap) -> np.ndarray:
 
     la, lb, lc = len(a), len(b), len(c)
     if (la + 1) * (lb + 1) * (lc + 1) <= CUBE_CELLS or max(la, lb, lc) <= 1:
-        return _cpu.cube_moves(a, b, c, sub, gap)[1]
+        return _cpu.align_cube(a, b, c, sub, gap, 0)[2]
     # split along the longest sequence; the score is symmetric in the three
     order = np.argsort([-la, -lb, -lc], kind="stable")
     seqs3 = (a, b, c)
@@ -275,7 +275,7 @@ def _global_moves(a, b, c, sub, gap) -> np.ndarray:
     # map the bits of (x, y, z) back to (a, b, c)
     out = np.zeros_like(moves)
     for src, dst in enumerate(order):
-        out |= ((moves >> src) & 1) << dst
+        out |= (((moves >> src) & 1) << int(dst)).astype(np.uint8)
     return out
 
 
@@ -305,23 +305,60 @@ def _rows_from_moves(strs, core, moves) -> tuple:
 
 
 def _align_codes(ca, cb, cc, m: int, sc: Scoring):
-    """(score, core box, moves) of one triplet of code arrays."""
+    """(score, core box, moves) of one triplet of code arrays, in quadratic memory.
+
+    Global: divide and conquer over the whole cube. Semiglobal and local: a
+    sweep that carries each cell's start finds the core's end and start; a
+    core that starts on a face must leave it with its first column (cells on
+    the faces are fixed at 0), so each such first column is tried, and the
+    rest is a global alignment of the remaining box.
+    """
     from . import _cpu
 
     sub = sc.table
     gap = np.int32(sc.gap)
     if m == 0:
         box = (0, 0, 0, len(ca), len(cb), len(cc))
-        score = None
+        moves = _global_moves(ca, cb, cc, sub, gap)
+        return _moves_score(ca, cb, cc, moves, sc), box, moves
+    score, end, start = _cpu.origin_sweep(ca, cb, cc, sub, gap, m)
+    s0 = [int(v) for v in start]
+    e0 = [int(v) for v in end]
+    box = (*s0, *e0)
+    seqs3 = (ca, cb, cc)
+    if s0 == e0:
+        return int(score), box, np.zeros(0, dtype=np.uint8)
+    zero = [d for d in range(3) if s0[d] == 0]
+    first = []
+    if zero:
+        best = None
+        for mv in _MOVE_ORDER:
+            bits = [(mv >> d) & 1 for d in range(3)]
+            if any(not bits[d] for d in zero) or any(bits[d] and s0[d] >= e0[d] for d in range(3)):
+                continue
+            nxt = [s0[d] + bits[d] for d in range(3)]
+            col = _column_score(mv, [seqs3[d][s0[d]] if bits[d] else -1 for d in range(3)], sc)
+            rest = _cpu.global_score(*(seqs3[d][nxt[d]:e0[d]] for d in range(3)), sub, gap)
+            if best is None or col + rest > best[0]:
+                best = (col + rest, mv, nxt)
+        first = [best[1]]
+        s1 = best[2]
     else:
-        score, bx = _cpu.find_box(ca, cb, cc, sub, gap, m)
-        box = tuple(int(v) for v in bx)
-    sa, sb, scc = ca[box[0]:box[3]], cb[box[1]:box[4]], cc[box[2]:box[5]]
-    moves = _global_moves(sa, sb, scc, sub, gap)
-    core_score = _moves_score(sa, sb, scc, moves, sc)
-    if score is not None and core_score != score:
+        s1 = s0
+    core = [seqs3[d][s1[d]:e0[d]] for d in range(3)]
+    moves = np.concatenate([np.array(first, dtype=np.uint8), _global_moves(*core, sub, gap)])
+    got = _moves_score(*(seqs3[d][s0[d]:e0[d]] for d in range(3)), moves, sc)
+    if got != score:
         raise AssertionError("internal error: traceback does not reach the optimal score")
-    return core_score, box, moves
+    return int(score), box, moves
+
+
+_MOVE_ORDER = (7, 3, 5, 6, 1, 2, 4)
+
+
+def _column_score(mask: int, codes, sc: Scoring) -> int:
+    x, y, z = codes
+    return sc.pair(x, y) + sc.pair(x, z) + sc.pair(y, z)
 
 
 def _moves_score(a, b, c, moves, sc: Scoring) -> int:
@@ -337,7 +374,7 @@ def _moves_score(a, b, c, moves, sc: Scoring) -> int:
                 pos[q] += 1
             else:
                 col.append(-1)
-        total += sc.pair(col[0], col[1]) + sc.pair(col[0], col[2]) + sc.pair(col[1], col[2])
+        total += _column_score(m, col, sc)
     return total
 
 
@@ -371,6 +408,8 @@ def align_triplet(a, b, c, *, mode: Mode = "global", scoring: Scoring | None = N
             records.append((default, default, str(item)))
     if len({r[0] for r in records}) < 3:
         records = [(f"{r[0]}_{i + 1}", r[1], r[2]) for i, r in enumerate(records)]
+    if alphabet is None and scoring is not None:
+        alphabet = scoring.alphabet
     seqs = encode_records(records, alphabet, "<triplet>")
     return align_triplets(seqs, [[0, 1, 2]], mode=mode, scoring=scoring)[0]
 
@@ -382,7 +421,7 @@ def align_triplets(seqs, triplets, *, mode: Mode = "global", scoring: Scoring | 
     Triplets whose cube fits :data:`CUBE_CELLS` are aligned in parallel
     through full cubes; the others one at a time by divide and conquer.
     """
-    seqs = as_sequence_set(seqs)
+    seqs = as_sequence_set(seqs, scoring.alphabet if scoring is not None else None)
     m = _check_mode(mode)
     sc = _scoring_for(seqs, scoring)
     trip = _check_triplets(triplets, len(seqs))
