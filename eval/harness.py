@@ -279,29 +279,6 @@ def score(ds: DataSet, res: Result) -> Result:
     return res
 
 
-def patch_large_triplet_traceback() -> None:
-    """Work around a numpy-2 casting error in the divide-and-conquer traceback.
-
-    ``trimsa.triplet.api._global_moves`` ORs ``uint8`` moves with bits shifted
-    by a numpy ``int64`` index, which numpy 2 refuses for cubes larger than
-    ``CUBE_CELLS`` (three sequences of ~160+ residues). Returning the small
-    cubes' moves as ``int64`` keeps the same values and avoids the cast. To be
-    removed once the lead's api.py casts ``dst`` to ``int``.
-    """
-    from trimsa.triplet import _cpu
-
-    if getattr(_cpu.cube_moves, "_eval_patched", False):
-        return
-    orig = _cpu.cube_moves
-
-    def cube_moves(a, b, c, sub, gap):
-        sc, moves = orig(a, b, c, sub, gap)
-        return sc, moves.astype(np.int64)
-
-    cube_moves._eval_patched = True
-    _cpu.cube_moves = cube_moves
-
-
 def scoring_from(args):
     if args.match is None and args.mismatch is None and args.gap is None:
         return None
@@ -541,7 +518,6 @@ def main(argv=None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     scoring = scoring_from(args)
     if "trimsa" in tools:
-        patch_large_triplet_traceback()
         from trimsa.triplet import align_triplet
 
         align_triplet("ACGT", "AGT", "ACT", scoring=scoring)  # compile before timing
