@@ -255,7 +255,8 @@ def run_trimsa(ds: DataSet, cache: Path, args, scoring) -> Result:
         return Result("trimsa", "ok", wall, estimate=str(out))
     if not trimsa_has_run():
         return Result("trimsa", "not available (no `trimsa run` yet)")
-    argv = [sys.executable, "-m", "trimsa", "run", str(ds.file("input")), "-o", str(out)]
+    argv = [sys.executable, "-m", "trimsa", "run", str(ds.file("input")), "-o", str(out),
+            "--threads", str(args.threads)]
     if scoring is not None and args.match is not None:
         argv += ["--match", str(args.match), "--mismatch", str(args.mismatch), "--gap", str(args.gap)]
     t0 = time.perf_counter()
