@@ -316,11 +316,13 @@ def _rows_from_moves(strs, core, moves) -> tuple:
 def _align_codes(ca, cb, cc, m: int, sc: Scoring):
     """(score, core box, moves) of one triplet of code arrays, in quadratic memory.
 
-    Global: divide and conquer over the whole cube. Semiglobal and local: a
-    sweep that carries each cell's start finds the core's end and start; a
-    core that starts on a face must leave it with its first column (cells on
-    the faces are fixed at 0), so each such first column is tried, and the
-    rest is a global alignment of the remaining box.
+    Global: divide and conquer over the whole cube. Semiglobal and local: the
+    core's end and start come from a forward and a reversed plane sweep when no
+    column on a face can score above 0 (the usual case: then running along a
+    face never pays); otherwise from a slower sweep that carries each cell's
+    start, and a core that starts on a face must leave it with its first column
+    (cells on the faces are fixed at 0), so each such first column is tried.
+    The rest is a global alignment of the remaining box.
     """
     from . import _cpu
 
@@ -330,14 +332,19 @@ def _align_codes(ca, cb, cc, m: int, sc: Scoring):
         box = (0, 0, 0, len(ca), len(cb), len(cc))
         moves = _global_moves(ca, cb, cc, sub, gap)
         return _moves_score(ca, cb, cc, moves, sc), box, moves
-    score, end, start = _cpu.origin_sweep(ca, cb, cc, sub, gap, m)
+    faces_nonpositive = sc.gap <= 0 and int(sc.table.max()) + 2 * sc.gap <= 0
+    if faces_nonpositive:
+        score, end, start = _cpu.end_and_start(ca, cb, cc, sub, gap, m)
+    else:
+        score, end, start = _cpu.origin_sweep(ca, cb, cc, sub, gap, m)
     s0 = [int(v) for v in start]
     e0 = [int(v) for v in end]
     box = (*s0, *e0)
     seqs3 = (ca, cb, cc)
     if s0 == e0:
         return int(score), box, np.zeros(0, dtype=np.uint8)
-    zero = [d for d in range(3) if s0[d] == 0]
+    # with no positive face column, the box from the start is free of constraints
+    zero = [] if faces_nonpositive else [d for d in range(3) if s0[d] == 0]
     first = []
     if zero:
         best = None
