@@ -27,13 +27,20 @@ COMMANDS = (
 )
 
 
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose usage errors are one line on stderr (exit 2)."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="trimsa",
         description="Multiple sequence alignment built on exact triplet (3-way) alignments.",
     )
     parser.add_argument("--version", action="version", version=f"trimsa {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for name in COMMANDS:
         importlib.import_module(f"trimsa.commands.{name}").register(sub)

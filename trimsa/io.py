@@ -196,12 +196,8 @@ def as_sequence_set(seqs, alphabet=None) -> SequenceSet:
     """
     if isinstance(seqs, SequenceSet):
         return seqs
-    if isinstance(seqs, (str, os.PathLike)) and not isinstance(seqs, str) or (
-        isinstance(seqs, str) and os.path.exists(seqs)
-    ):
+    if isinstance(seqs, (str, os.PathLike)):
         return read_sequences(seqs, alphabet)
-    if isinstance(seqs, str):
-        raise InputFormatError(f"{seqs}: no such file")
     records = []
     for i, item in enumerate(seqs, start=1):
         if hasattr(item, "seq") and hasattr(item, "id"):

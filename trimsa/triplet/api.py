@@ -177,7 +177,8 @@ def _check_overflow(seqs: SequenceSet, scoring: Scoring) -> None:
 
 
 def score_triplets(seqs, triplets=None, *, mode: Mode = "global", scoring: Scoring | None = None,
-                   device: Device = "cpu", threads: int = 0) -> np.ndarray:
+                   device: Device = "cpu", threads: int = 0,
+                   precision: Literal["auto", "int32", "int16"] = "auto") -> np.ndarray:
     """Exact 3-way alignment scores of many triplets.
 
     Parameters
@@ -197,6 +198,11 @@ def score_triplets(seqs, triplets=None, *, mode: Mode = "global", scoring: Scori
         ``"cpu"``, ``"gpu"`` or ``"auto"`` (GPU when CuPy sees one).
     threads
         CPU threads (0 = all cores).
+    precision
+        GPU arithmetic: ``"auto"`` (packed 16-bit wherever a bound derived from
+        the lengths and scores proves it exact, 32-bit elsewhere), ``"int32"``
+        or ``"int16"`` (still 32-bit for triplets that could overflow). Results
+        are identical in every case; the CPU always uses 32-bit.
 
     Returns
     -------
@@ -208,8 +214,10 @@ def score_triplets(seqs, triplets=None, *, mode: Mode = "global", scoring: Scori
     >>> score_triplets(["ACGT", "ACGT", "ACGT"]).tolist()
     [12]
     """
-    seqs = as_sequence_set(seqs)
+    seqs = as_sequence_set(seqs, scoring.alphabet if scoring is not None else None)
     m = _check_mode(mode)
+    if precision not in ("auto", "int32", "int16"):
+        raise OptionError(f"unknown precision {precision!r}; choose one of: auto, int32, int16")
     sc = _scoring_for(seqs, scoring)
     if triplets is None:
         seqs.require(3, "triplet scoring")
@@ -226,7 +234,8 @@ def score_triplets(seqs, triplets=None, *, mode: Mode = "global", scoring: Scori
     if dev == "gpu":
         from . import _gpu
 
-        run = lambda part, dst: _gpu.score_triplets(seqs, part, m, sc, out=dst)  # noqa: E731
+        run = lambda part, dst: _gpu.score_triplets(seqs, part, m, sc, out=dst,  # noqa: E731
+                                                    precision=precision)
     else:
         from . import _cpu
 
@@ -257,7 +266,7 @@ def _global_moves(a, b, c, sub, gap) -> np.ndarray:
 
     la, lb, lc = len(a), len(b), len(c)
     if (la + 1) * (lb + 1) * (lc + 1) <= CUBE_CELLS or max(la, lb, lc) <= 1:
-        return _cpu.cube_moves(a, b, c, sub, gap)[1]
+        return _cpu.align_cube(a, b, c, sub, gap, 0)[2]
     # split along the longest sequence; the score is symmetric in the three
     order = np.argsort([-la, -lb, -lc], kind="stable")
     seqs3 = (a, b, c)
@@ -275,7 +284,7 @@ def _global_moves(a, b, c, sub, gap) -> np.ndarray:
     # map the bits of (x, y, z) back to (a, b, c)
     out = np.zeros_like(moves)
     for src, dst in enumerate(order):
-        out |= ((moves >> src) & 1) << dst
+        out |= (((moves >> src) & 1) << int(dst)).astype(np.uint8)
     return out
 
 
@@ -305,23 +314,67 @@ def _rows_from_moves(strs, core, moves) -> tuple:
 
 
 def _align_codes(ca, cb, cc, m: int, sc: Scoring):
-    """(score, core box, moves) of one triplet of code arrays."""
+    """(score, core box, moves) of one triplet of code arrays, in quadratic memory.
+
+    Global: divide and conquer over the whole cube. Semiglobal and local: the
+    core's end and start come from a forward and a reversed plane sweep when no
+    column on a face can score above 0 (the usual case: then running along a
+    face never pays); otherwise from a slower sweep that carries each cell's
+    start, and a core that starts on a face must leave it with its first column
+    (cells on the faces are fixed at 0), so each such first column is tried.
+    The rest is a global alignment of the remaining box.
+    """
     from . import _cpu
 
     sub = sc.table
     gap = np.int32(sc.gap)
     if m == 0:
         box = (0, 0, 0, len(ca), len(cb), len(cc))
-        score = None
+        moves = _global_moves(ca, cb, cc, sub, gap)
+        return _moves_score(ca, cb, cc, moves, sc), box, moves
+    faces_nonpositive = sc.gap <= 0 and int(sc.table.max()) + 2 * sc.gap <= 0
+    if faces_nonpositive:
+        score, end, start = _cpu.end_and_start(ca, cb, cc, sub, gap, m)
     else:
-        score, bx = _cpu.find_box(ca, cb, cc, sub, gap, m)
-        box = tuple(int(v) for v in bx)
-    sa, sb, scc = ca[box[0]:box[3]], cb[box[1]:box[4]], cc[box[2]:box[5]]
-    moves = _global_moves(sa, sb, scc, sub, gap)
-    core_score = _moves_score(sa, sb, scc, moves, sc)
-    if score is not None and core_score != score:
+        score, end, start = _cpu.origin_sweep(ca, cb, cc, sub, gap, m)
+    s0 = [int(v) for v in start]
+    e0 = [int(v) for v in end]
+    box = (*s0, *e0)
+    seqs3 = (ca, cb, cc)
+    if s0 == e0:
+        return int(score), box, np.zeros(0, dtype=np.uint8)
+    # with no positive face column, the box from the start is free of constraints
+    zero = [] if faces_nonpositive else [d for d in range(3) if s0[d] == 0]
+    first = []
+    if zero:
+        best = None
+        for mv in _MOVE_ORDER:
+            bits = [(mv >> d) & 1 for d in range(3)]
+            if any(not bits[d] for d in zero) or any(bits[d] and s0[d] >= e0[d] for d in range(3)):
+                continue
+            nxt = [s0[d] + bits[d] for d in range(3)]
+            col = _column_score(mv, [seqs3[d][s0[d]] if bits[d] else -1 for d in range(3)], sc)
+            rest = _cpu.global_score(*(seqs3[d][nxt[d]:e0[d]] for d in range(3)), sub, gap)
+            if best is None or col + rest > best[0]:
+                best = (col + rest, mv, nxt)
+        first = [best[1]]
+        s1 = best[2]
+    else:
+        s1 = s0
+    core = [seqs3[d][s1[d]:e0[d]] for d in range(3)]
+    moves = np.concatenate([np.array(first, dtype=np.uint8), _global_moves(*core, sub, gap)])
+    got = _moves_score(*(seqs3[d][s0[d]:e0[d]] for d in range(3)), moves, sc)
+    if got != score:
         raise AssertionError("internal error: traceback does not reach the optimal score")
-    return core_score, box, moves
+    return int(score), box, moves
+
+
+_MOVE_ORDER = (7, 3, 5, 6, 1, 2, 4)
+
+
+def _column_score(mask: int, codes, sc: Scoring) -> int:
+    x, y, z = codes
+    return sc.pair(x, y) + sc.pair(x, z) + sc.pair(y, z)
 
 
 def _moves_score(a, b, c, moves, sc: Scoring) -> int:
@@ -337,7 +390,7 @@ def _moves_score(a, b, c, moves, sc: Scoring) -> int:
                 pos[q] += 1
             else:
                 col.append(-1)
-        total += sc.pair(col[0], col[1]) + sc.pair(col[0], col[2]) + sc.pair(col[1], col[2])
+        total += _column_score(m, col, sc)
     return total
 
 
@@ -371,6 +424,8 @@ def align_triplet(a, b, c, *, mode: Mode = "global", scoring: Scoring | None = N
             records.append((default, default, str(item)))
     if len({r[0] for r in records}) < 3:
         records = [(f"{r[0]}_{i + 1}", r[1], r[2]) for i, r in enumerate(records)]
+    if alphabet is None and scoring is not None:
+        alphabet = scoring.alphabet
     seqs = encode_records(records, alphabet, "<triplet>")
     return align_triplets(seqs, [[0, 1, 2]], mode=mode, scoring=scoring)[0]
 
@@ -382,7 +437,7 @@ def align_triplets(seqs, triplets, *, mode: Mode = "global", scoring: Scoring | 
     Triplets whose cube fits :data:`CUBE_CELLS` are aligned in parallel
     through full cubes; the others one at a time by divide and conquer.
     """
-    seqs = as_sequence_set(seqs)
+    seqs = as_sequence_set(seqs, scoring.alphabet if scoring is not None else None)
     m = _check_mode(mode)
     sc = _scoring_for(seqs, scoring)
     trip = _check_triplets(triplets, len(seqs))
