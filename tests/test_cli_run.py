@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -129,3 +130,12 @@ def test_gap_option_reaches_three_way_and_progressive(tmp_path):
     ref = align_triplet("ACGTTGCAAT", "ACTTGCAT", "ACGTTGGCAT", scoring=Scoring.dna(gap=-3))
     assert [s for _, s in records(out)] == list(ref.rows)
     assert main(["run", str(INPUT), "-o", str(out), "--gap", "2"]) == 2
+
+
+def test_phylo_workflow_example(tmp_path):
+    root = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, PYTHONPATH=str(root))
+    r = subprocess.run([sys.executable, str(root / "examples" / "phylo_workflow.py"), "",
+                        str(tmp_path / "out")], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    assert "SPFN" in r.stdout and (tmp_path / "out" / "aln.phy").exists()
