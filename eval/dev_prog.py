@@ -4,7 +4,7 @@ sys.path.insert(0, '.')
 import numpy as np
 from trimsa.io import read_sequences
 from trimsa.progressive import engine, guide
-from eval.spscore import read_fasta, sp_compare
+from trimsa.evaluate import compare
 
 SIM = '/work/shared/data/sim'
 
@@ -46,10 +46,9 @@ def run(name, go=3.0, ge=1.0, term=0.5, gic=None, match=1.0, mismatch=-1.0, true
     pos, width = walk.positions()
     rows = engine.assemble(pos, width, seqs.sequences)
     t2 = time.perf_counter()
-    tn, ts = read_fasta(f'{SIM}/{name}/true.fa' if __import__('os').path.exists(f'{SIM}/{name}/true.fa') else f'{SIM}/{name}/true.fa.gz')
-    idx = {n: i for i, n in enumerate(seqs.names)}
-    est = [rows[idx[n]].upper() for n in tn]
-    fn, fp, _ = sp_compare([s.upper() for s in ts], est)
+    true = f'{SIM}/{name}/true.fa' if __import__('os').path.exists(f'{SIM}/{name}/true.fa') else f'{SIM}/{name}/true.fa.gz'
+    sc_ = compare(true, list(zip(seqs.names, rows)))
+    fn, fp = sc_.spfn, sc_.spfp
     return fn, fp, t1 - t0, t2 - t1
 
 if __name__ == '__main__':

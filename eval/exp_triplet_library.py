@@ -17,7 +17,7 @@ import time
 sys.path.insert(0, '.')
 import numpy as np  # noqa: E402
 
-from eval.spscore import read_fasta, sp_compare  # noqa: E402
+from trimsa.evaluate import compare  # noqa: E402
 from trimsa.io import read_sequences  # noqa: E402
 from trimsa.progressive import engine, guide  # noqa: E402
 from trimsa.progressive.consistency import Library, build_library  # noqa: E402
@@ -105,9 +105,8 @@ def run(name, lam=6.0, threads=2):
     walk.run()
     pos, width = walk.positions()
     rows = engine.assemble(pos, width, seqs.sequences)
-    tn, ts = read_fasta(f'{SIM}/{name}/true.fa')
-    idx = {nm: i for i, nm in enumerate(seqs.names)}
-    fn, fp, _ = sp_compare([s.upper() for s in ts], [rows[idx[nm]].upper() for nm in tn])
+    sc_ = compare(f'{SIM}/{name}/true.fa', list(zip(seqs.names, rows)))
+    fn, fp = sc_.spfn, sc_.spfp
     return fn, fp, tl
 
 
