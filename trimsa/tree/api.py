@@ -163,6 +163,24 @@ def _mean_triplet_cells(lengths, band):
 
 # -- scoring -------------------------------------------------------------------
 
+def _run_band(kernel: str, seqs, index, width: int, band: int, scoring, threads: int):
+    from . import _nj
+
+    seqs = as_sequence_set(seqs)
+    sc = _scoring_for(seqs, scoring)
+    if int(band) < 1:
+        raise OptionError(f"band must be >= 1, got {band}")
+    idx = np.ascontiguousarray(index, dtype=np.int64).reshape(-1, width)
+    if idx.size and (idx.min() < 0 or idx.max() >= len(seqs)):
+        raise OptionError(f"sequence index outside 0..{len(seqs) - 1}")
+    out = np.zeros(idx.shape[0], dtype=np.int64)
+    if idx.shape[0]:
+        _numba.set_threads(threads)
+        getattr(_nj, kernel)(seqs.codes, seqs.offsets, idx, sc.table, np.int32(sc.gap),
+                             int(band), out)
+    return out
+
+
 def band_triplet_scores(seqs, triplets, *, band: int = DEFAULT_BAND, scoring=None,
                         threads: int = 0) -> np.ndarray:
     """Global 3-way scores restricted to a band of half-width ``band`` (``int64``).
@@ -171,35 +189,13 @@ def band_triplet_scores(seqs, triplets, *, band: int = DEFAULT_BAND, scoring=Non
     score is lower than the exact one (never higher). With ``band`` at least
     the length of the two shorter sequences it equals the exact global score.
     """
-    from . import _nj
-
-    seqs = as_sequence_set(seqs)
-    sc = _scoring_for(seqs, scoring)
-    if band < 1:
-        raise OptionError(f"band must be >= 1, got {band}")
-    trip = np.ascontiguousarray(triplets, dtype=np.int64).reshape(-1, 3)
-    out = np.zeros(trip.shape[0], dtype=np.int64)
-    if trip.shape[0]:
-        _numba.set_threads(threads)
-        _nj.band_triplet_batch(seqs.codes, seqs.offsets, trip, sc.table, np.int32(sc.gap),
-                               int(band), out)
-    return out
+    return _run_band("band_triplet_batch", seqs, triplets, 3, band, scoring, threads)
 
 
 def band_pair_scores(seqs, pairs, *, band: int = DEFAULT_BAND, scoring=None,
                      threads: int = 0) -> np.ndarray:
     """Global pairwise scores restricted to a band of half-width ``band`` (``int64``)."""
-    from . import _nj
-
-    seqs = as_sequence_set(seqs)
-    sc = _scoring_for(seqs, scoring)
-    pr = np.ascontiguousarray(pairs, dtype=np.int64).reshape(-1, 2)
-    out = np.zeros(pr.shape[0], dtype=np.int64)
-    if pr.shape[0]:
-        _numba.set_threads(threads)
-        _nj.band_pair_batch(seqs.codes, seqs.offsets, pr, sc.table, np.int32(sc.gap),
-                            int(band), out)
-    return out
+    return _run_band("band_pair_batch", seqs, pairs, 2, band, scoring, threads)
 
 
 def _score(seqs, trip, *, band, scoring, mode, device, threads):
