@@ -363,3 +363,26 @@ def test_clustalo_accepts_tree(run_cli, tmp_path, method):
     res = subprocess.run(["clustalo", "-i", str(inp), f"--guidetree-in={out}", "-o",
                           str(tmp_path / "aln.fa"), "--force"], capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
+
+
+def test_gpu_device_goes_through_score_triplets(monkeypatch):
+    """device="gpu" uses the exact engine via score_triplets(device="gpu") and the GPU rate."""
+    from trimsa.triplet import _gpu
+
+    calls = []
+
+    def fake_score(seqs, part, mode, scoring, out=None):
+        calls.append(len(part))
+        out[:] = score_triplets(seqs, part, scoring=scoring, device="cpu")
+
+    monkeypatch.setattr(_gpu, "available", lambda: "FakeGPU")
+    monkeypatch.setattr(_gpu, "require", lambda: None)
+    monkeypatch.setattr(_gpu, "score_triplets", fake_score)
+    seqs = random_seqs(7, 15, 9)
+    gt = build_guide_tree(seqs, device="gpu", time_budget=10)
+    assert gt.engine == "exact" and gt.triplets == "all" and gt.n_triplets == 35
+    assert sum(calls) >= 35
+    cpu = build_guide_tree(seqs, device="cpu", band=None, triplets="all")
+    np.testing.assert_allclose(gt.estimates, cpu.estimates)
+    with pytest.raises(OptionError):
+        build_guide_tree(seqs, device="gpu", band=8)
