@@ -46,8 +46,9 @@ def register(subparsers) -> None:
                         "exact engine, or auto (default)")
     p.add_argument("--time-budget", type=float, default=None,
                    help="seconds for the prior and the triplet scoring (default 240)")
-    p.add_argument("--distance", choices=("fd", "deficit"), default="fd",
-                   help="score-to-distance transform (default fd: Feng-Doolittle)")
+    p.add_argument("--distance", choices=("deficit", "fd"), default="deficit",
+                   help="score-to-distance transform: deficit (1 - normalised score; default) or fd "
+                        "(Feng-Doolittle, -ln of it)")
     p.add_argument("--seed", type=int, default=0, help="seed of the sampled design (default 0)")
     p.add_argument("-v", "--verbose", action="store_true",
                    help="say on stderr what was done")

@@ -36,7 +36,7 @@ TripletChoice = Literal["auto", "all", "sampled"]
 
 METHODS = ("nj", "upgma")
 TRIPLET_CHOICES = ("auto", "all", "sampled")
-DISTANCES = ("fd", "deficit")
+DISTANCES = ("deficit", "fd")
 
 #: Cells per second and per CPU thread of the two CPU kernels, and of a whole
 #: GPU for the exact engine. Measured on the project's 2-core development
@@ -379,7 +379,7 @@ def pairwise_from_triplets(seqs, triplets=None, scores=None, *, mode="global", s
 
 # -- distances ---------------------------------------------------------------------
 
-def score_distances(est, self_sc, lengths, rho: float, *, kind: str = "fd") -> np.ndarray:
+def score_distances(est, self_sc, lengths, rho: float, *, kind: str = "deficit") -> np.ndarray:
     """Distances from pairwise score estimates, comparable across lengths.
 
     With ``e_ij = rho (L_i + L_j) / 2`` the expected score of unrelated
@@ -613,7 +613,7 @@ def _rate(device: str, engine: str, threads: int) -> float:
 def build_guide_tree(seqs, *, method: Method = "nj", triplets: TripletChoice = "auto",
                      m: int | None = None, band: int | str | None = "auto",
                      time_budget: float = DEFAULT_TIME_BUDGET, mode="global", scoring=None,
-                     distance: str = "fd", damp: float = DEFAULT_DAMP, device="cpu",
+                     distance: str = "deficit", damp: float = DEFAULT_DAMP, device="cpu",
                      threads: int = 0, seed: int = 0, verbose: bool = False) -> GuideTree:
     """Guide tree of ``seqs`` from triplet scores.
 
