@@ -34,7 +34,7 @@ def register(subparsers) -> None:
     p.add_argument("input", help="FASTA file (plain or gzip)")
     p.add_argument("-o", "--output", default="-", help="Newick output (default: stdout)")
     p.add_argument("--method", choices=("nj", "upgma"), default="nj",
-                   help="neighbour-joining (unrooted; default) or UPGMA (rooted)")
+                   help="neighbour-joining (rooted at the midpoint; default) or UPGMA")
     p.add_argument("--triplets", choices=("auto", "all", "sampled"), default="auto",
                    help="score all C(n,3) triplets, a sampled design, or all when the time "
                         "budget allows (default)")
