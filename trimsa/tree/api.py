@@ -40,7 +40,7 @@ DISTANCES = ("deficit", "fd")
 
 #: Cells per second and per CPU thread of the two CPU kernels, and of a whole
 #: GPU for the exact engine. Measured on the project's 2-core development
-#: machine (shared, loaded) with eval/tree_accuracy.py --speed; the GPU figure
+#: machine (shared, loaded) with eval/tree_speed.py (eval/results/tree_speed.md); the GPU figure
 #: is the TrioSeq paper's rate for lengths 256-1024 (000_*.txt), to be replaced
 #: by a measurement of trimsa's own GPU kernel. The budget of sampled designs is
 #: ``time_budget * rate``; constants (not a run-time calibration) keep the
