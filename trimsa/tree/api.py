@@ -418,6 +418,12 @@ def _check_matrix(D, names):
     return (D + D.T) / 2.0
 
 
+def _clean_length(x) -> float:
+    """Non-negative, no ``-0``, rounding noise (below 1e-12) written as 0."""
+    x = float(x)
+    return x if x > 1e-12 else 0.0
+
+
 def _assemble(names, children, lengths, root, rooted):
     import dendropy
 
@@ -431,7 +437,7 @@ def _assemble(names, children, lengths, root, rooted):
     for parent in sorted(children):
         for child, length in zip(children[parent], lengths[parent]):
             c = nodes[child]
-            c.edge_length = max(float(length), 0.0) + 0.0   # no negative zeros
+            c.edge_length = _clean_length(length)
             nodes[parent].add_child(c)
     tree = dendropy.Tree(taxon_namespace=tns, seed_node=nodes[root], is_rooted=rooted)
     return tree
@@ -478,7 +484,7 @@ def neighbor_joining(D, names, *, root: bool = True):
         tree.reroot_at_midpoint(update_bipartitions=False, suppress_unifurcations=True)
         for edge in tree.postorder_edge_iter():
             if edge.length is not None:
-                edge.length = max(edge.length, 0.0) + 0.0
+                edge.length = _clean_length(edge.length)
     return tree
 
 
