@@ -360,12 +360,15 @@ def pairwise_from_triplets(seqs, triplets=None, scores=None, *, mode="global", s
     sc = _scoring_for(seqs, scoring)
     n = len(seqs)
     if triplets is None:
-        from ..triplet import all_triplets
+        if scores is None and band is None:
+            scores = _score(seqs, None, band=None, scoring=sc, mode=mode, device=device,
+                            threads=threads)
+        elif scores is None:
+            from ..triplet.api import iter_all_triplets
 
-        trip = None
-        if scores is None:
-            scores = _score(seqs, all_triplets(n) if band is not None else None, band=band,
-                            scoring=sc, mode=mode, device=device, threads=threads)
+            scores = np.concatenate([_score(seqs, block, band=band, scoring=sc, mode=mode,
+                                            device=device, threads=threads)
+                                     for block in iter_all_triplets(n)])
         est = ls_all_triplets(n, scores)
     else:
         trip = np.asarray(triplets, dtype=np.int64).reshape(-1, 3)
@@ -612,7 +615,8 @@ def _rate(device: str, engine: str, threads: int) -> float:
         return RATES[("gpu", "exact")]
     import numba
 
-    nthreads = numba.config.NUMBA_NUM_THREADS if threads == 0 else min(threads, numba.config.NUMBA_NUM_THREADS)
+    limit = numba.config.NUMBA_NUM_THREADS
+    nthreads = limit if threads == 0 else min(threads, limit)
     return RATES[("cpu", engine)] * nthreads
 
 
@@ -628,7 +632,7 @@ def build_guide_tree(seqs, *, method: Method = "nj", triplets: TripletChoice = "
     seqs
         A :class:`~trimsa.io.SequenceSet`, FASTA path, SeqRecords, pairs or strings.
     method
-        ``"nj"`` (neighbour-joining, unrooted) or ``"upgma"`` (rooted).
+        ``"nj"`` (neighbour-joining, rooted at its midpoint) or ``"upgma"``.
     triplets
         ``"all"``: every ``C(n, 3)`` triplet, closed-form least squares.
         ``"sampled"``: each pair gets ``m`` third sequences within the budget,
@@ -674,7 +678,7 @@ def build_guide_tree(seqs, *, method: Method = "nj", triplets: TripletChoice = "
     n = len(seqs)
     if m is not None and not (1 <= m <= n - 2):
         raise OptionError(f"m must be between 1 and n - 2 = {n - 2} for {n} sequences, got {m}")
-    dev = resolve_device(device, announce=verbose)
+    dev = resolve_device(device)
     lengths = seqs.lengths
     timings = {}
 
