@@ -18,7 +18,6 @@ choices):
 
 from __future__ import annotations
 
-import math
 import sys
 import time
 from dataclasses import dataclass, field
