@@ -9,6 +9,8 @@ For every ``msa-*`` data set under ``DATA`` (``input.fa[.gz]`` and the true
   pairwise global alignment scores (Biopython ``PairwiseAligner``, same
   scoring; for N > ``--pairwise-max`` the banded pairwise kernel instead,
   marked ``pairwise-nj-band``), isolating the effect of the triplets;
+* ``pairwise-nj-band``: the same with the banded (w = 32) pairwise kernel
+  that trimsa's sampled designs use as their prior: trimsa minus the triplets;
 * ``clustalo``: Clustal Omega's guide tree (``clustalo -i IN --guidetree-out=F``;
   the time is that of the whole run, which also aligns);
 * ``mafft``: MAFFT's guide tree (``mafft --retree 0 --treeout IN``, the tree
@@ -120,7 +122,7 @@ def run_mafft(inp: Path, tmp: Path, names, threads: int, retree0: bool):
     return to_newick(tree), wall
 
 
-def pairwise_nj(seqs, scoring: Scoring, exact: bool, threads: int, band: int = 16):
+def pairwise_nj(seqs, scoring: Scoring, exact: bool, threads: int, band: int = 32):
     """NJ on pairwise global scores normalised as trimsa does (Feng-Doolittle)."""
     n = len(seqs)
     iu, ju = np.triu_indices(n, 1)
@@ -154,6 +156,40 @@ def pairwise_nj(seqs, scoring: Scoring, exact: bool, threads: int, band: int = 1
     return to_newick(tree), time.perf_counter() - t
 
 
+def summarize(tsv: Path) -> str:
+    """Markdown tables (per data set, and mean nRF per variant) from result rows."""
+    rows = [line.rstrip("\n").split("\t") for line in open(tsv)][1:]
+    order = ["trimsa-nj", "trimsa-upgma", "pairwise-nj", "pairwise-nj-band", "clustalo", "mafft",
+             "mafft-retree2"]
+    variants = [v for v in order if any(r[2] == v for r in rows)]
+    variants += sorted({r[2] for r in rows} - set(variants))
+    sets = sorted({r[0] for r in rows}, key=lambda x: (int(x.split("-N")[1].split("-")[0]), x))
+    cell = {(r[0], r[2]): r for r in rows}
+    out = ["| dataset | N | " + " | ".join(variants) + " |",
+           "|---|---|" + "---|" * len(variants)]
+    for d in sets:
+        n = next(r[1] for r in rows if r[0] == d)
+        vals = []
+        for v in variants:
+            r = cell.get((d, v))
+            vals.append(f"{float(r[3]):.3f} ({float(r[4]):.1f}s)" if r else "-")
+        out.append(f"| {d} | {n} | " + " | ".join(vals) + " |")
+    full = [d for d in sets if all((d, v) in cell for v in variants)]
+    out.append(f"| **mean nRF**, {len(full)} sets with every variant | | " + " | ".join(
+        f"{np.mean([float(cell[d, v][3]) for d in full]):.3f}" if full else "-"
+        for v in variants) + " |")
+    out.append("| mean nRF, every set the variant ran on (count) | | " + " | ".join(
+        f"{np.mean([float(cell[d, v][3]) for d in sets if (d, v) in cell]):.3f} "
+        f"({sum((d, v) in cell for d in sets)})" for v in variants) + " |")
+    out.append("")
+    out.append("trimsa runs (what was scored):")
+    out.append("")
+    for r in rows:
+        if r[2] == "trimsa-nj":
+            out.append(f"- {r[0]}: {r[5]}, wall {float(r[4]):.1f} s")
+    return "\n".join(out)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=DATA)
@@ -165,7 +201,12 @@ def main(argv=None):
     ap.add_argument("--pairwise-max", type=int, default=300,
                     help="largest N for exact (Biopython) pairwise scores")
     ap.add_argument("--out", type=Path, default=None, help="append rows to this TSV")
+    ap.add_argument("--summarize", type=Path, default=None,
+                    help="print markdown tables from a result TSV and exit")
     args = ap.parse_args(argv)
+    if args.summarize:
+        print(summarize(args.summarize))
+        return
     sets = args.sets.split(",") if args.sets else sorted(
         p.name for p in args.data.iterdir() if p.name.startswith("msa-"))
     variants = args.variants.split(",")
@@ -216,7 +257,11 @@ def main(argv=None):
                 elif v == "pairwise-nj":
                     exact = len(seqs) <= args.pairwise_max
                     nwk, wall = pairwise_nj(seqs, scoring, exact, args.threads)
-                    detail = "biopython exact" if exact else "banded w=16 (N > --pairwise-max)"
+                    detail = "biopython exact" if exact else "banded w=32 (N > --pairwise-max)"
+                elif v == "pairwise-nj-band":
+                    # exactly trimsa's prior: banded w=32 pairwise scores, no triplets
+                    nwk, wall = pairwise_nj(seqs, scoring, False, args.threads)
+                    detail = "banded w=32 (trimsa's prior alone)"
                 elif v == "clustalo":
                     nwk, wall = run_clustalo(inp, tmp, args.threads)
                     detail = "whole run (aligns too)"

@@ -121,13 +121,17 @@ def test_closed_form_equals_lstsq(n):
     np.testing.assert_allclose(ls_all_triplets(n, scores), dense_lstsq(n, scores), atol=1e-8)
 
 
-def test_closed_form_recovers_exact_model():
-    n = 10
-    rng = np.random.default_rng(1)
-    s = rng.normal(0, 10, (n, n))
+def model_scores(n, rng, mean, sd):
+    """Random symmetric pair scores and the additive-model scores of all triplets."""
+    s = rng.normal(mean, sd, (n, n))
     s = np.triu(s, 1) + np.triu(s, 1).T
     trip = all_triplets(n)
-    S = s[trip[:, 0], trip[:, 1]] + s[trip[:, 0], trip[:, 2]] + s[trip[:, 1], trip[:, 2]]
+    return s, trip, s[trip[:, 0], trip[:, 1]] + s[trip[:, 0], trip[:, 2]] + s[trip[:, 1], trip[:, 2]]
+
+
+def test_closed_form_recovers_exact_model():
+    n = 10
+    s, trip, S = model_scores(n, np.random.default_rng(1), 0, 10)
     np.testing.assert_allclose(ls_all_triplets(n, S), s, atol=1e-9)
     np.testing.assert_allclose(ls_triplets(n, trip, S), s, atol=1e-6)
 
@@ -135,12 +139,8 @@ def test_closed_form_recovers_exact_model():
 def test_sampled_estimate_converges_to_full():
     n = 14
     rng = np.random.default_rng(5)
-    s = rng.normal(100, 20, (n, n))
-    s = np.triu(s, 1) + np.triu(s, 1).T
-    full_trip = all_triplets(n)
-    noise = rng.normal(0, 5, len(full_trip))
-    S_all = (s[full_trip[:, 0], full_trip[:, 1]] + s[full_trip[:, 0], full_trip[:, 2]]
-             + s[full_trip[:, 1], full_trip[:, 2]] + noise)
+    s, full_trip, S_all = model_scores(n, rng, 100, 20)
+    S_all = S_all + rng.normal(0, 5, len(full_trip))
     lookup = {tuple(t): v for t, v in zip(full_trip.tolist(), S_all)}
     full = ls_all_triplets(n, S_all)
     prior = s + rng.normal(0, 15, (n, n))
@@ -363,3 +363,26 @@ def test_clustalo_accepts_tree(run_cli, tmp_path, method):
     res = subprocess.run(["clustalo", "-i", str(inp), f"--guidetree-in={out}", "-o",
                           str(tmp_path / "aln.fa"), "--force"], capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
+
+
+def test_gpu_device_goes_through_score_triplets(monkeypatch):
+    """device="gpu" uses the exact engine via score_triplets(device="gpu") and the GPU rate."""
+    from trimsa.triplet import _gpu
+
+    calls = []
+
+    def fake_score(seqs, part, mode, scoring, out=None):
+        calls.append(len(part))
+        out[:] = score_triplets(seqs, part, scoring=scoring, device="cpu")
+
+    monkeypatch.setattr(_gpu, "available", lambda: "FakeGPU")
+    monkeypatch.setattr(_gpu, "require", lambda: None)
+    monkeypatch.setattr(_gpu, "score_triplets", fake_score)
+    seqs = random_seqs(7, 15, 9)
+    gt = build_guide_tree(seqs, device="gpu", time_budget=10)
+    assert gt.engine == "exact" and gt.triplets == "all" and gt.n_triplets == 35
+    assert sum(calls) >= 35
+    cpu = build_guide_tree(seqs, device="cpu", band=None, triplets="all")
+    np.testing.assert_allclose(gt.estimates, cpu.estimates)
+    with pytest.raises(OptionError):
+        build_guide_tree(seqs, device="gpu", band=8)

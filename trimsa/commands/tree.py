@@ -34,7 +34,7 @@ def register(subparsers) -> None:
     p.add_argument("input", help="FASTA file (plain or gzip)")
     p.add_argument("-o", "--output", default="-", help="Newick output (default: stdout)")
     p.add_argument("--method", choices=("nj", "upgma"), default="nj",
-                   help="neighbour-joining (unrooted; default) or UPGMA (rooted)")
+                   help="neighbour-joining (rooted at the midpoint; default) or UPGMA")
     p.add_argument("--triplets", choices=("auto", "all", "sampled"), default="auto",
                    help="score all C(n,3) triplets, a sampled design, or all when the time "
                         "budget allows (default)")
@@ -46,8 +46,9 @@ def register(subparsers) -> None:
                         "exact engine, or auto (default)")
     p.add_argument("--time-budget", type=float, default=None,
                    help="seconds for the prior and the triplet scoring (default 240)")
-    p.add_argument("--distance", choices=("fd", "deficit"), default="fd",
-                   help="score-to-distance transform (default fd: Feng-Doolittle)")
+    p.add_argument("--distance", choices=("deficit", "fd"), default="deficit",
+                   help="score-to-distance transform: deficit (1 - normalised score; default) or fd "
+                        "(Feng-Doolittle, -ln of it)")
     p.add_argument("--seed", type=int, default=0, help="seed of the sampled design (default 0)")
     p.add_argument("-v", "--verbose", action="store_true",
                    help="say on stderr what was done")

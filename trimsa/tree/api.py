@@ -18,7 +18,6 @@ choices):
 
 from __future__ import annotations
 
-import math
 import sys
 import time
 from dataclasses import dataclass, field
@@ -36,11 +35,11 @@ TripletChoice = Literal["auto", "all", "sampled"]
 
 METHODS = ("nj", "upgma")
 TRIPLET_CHOICES = ("auto", "all", "sampled")
-DISTANCES = ("fd", "deficit")
+DISTANCES = ("deficit", "fd")
 
 #: Cells per second and per CPU thread of the two CPU kernels, and of a whole
 #: GPU for the exact engine. Measured on the project's 2-core development
-#: machine (shared, loaded) with eval/tree_accuracy.py --speed; the GPU figure
+#: machine (shared, loaded) with eval/tree_speed.py (eval/results/tree_speed.md); the GPU figure
 #: is the TrioSeq paper's rate for lengths 256-1024 (000_*.txt), to be replaced
 #: by a measurement of trimsa's own GPU kernel. The budget of sampled designs is
 #: ``time_budget * rate``; constants (not a run-time calibration) keep the
@@ -163,6 +162,24 @@ def _mean_triplet_cells(lengths, band):
 
 # -- scoring -------------------------------------------------------------------
 
+def _run_band(kernel: str, seqs, index, width: int, band: int, scoring, threads: int):
+    from . import _nj
+
+    seqs = as_sequence_set(seqs)
+    sc = _scoring_for(seqs, scoring)
+    if int(band) < 1:
+        raise OptionError(f"band must be >= 1, got {band}")
+    idx = np.ascontiguousarray(index, dtype=np.int64).reshape(-1, width)
+    if idx.size and (idx.min() < 0 or idx.max() >= len(seqs)):
+        raise OptionError(f"sequence index outside 0..{len(seqs) - 1}")
+    out = np.zeros(idx.shape[0], dtype=np.int64)
+    if idx.shape[0]:
+        _numba.set_threads(threads)
+        getattr(_nj, kernel)(seqs.codes, seqs.offsets, idx, sc.table, np.int32(sc.gap),
+                             int(band), out)
+    return out
+
+
 def band_triplet_scores(seqs, triplets, *, band: int = DEFAULT_BAND, scoring=None,
                         threads: int = 0) -> np.ndarray:
     """Global 3-way scores restricted to a band of half-width ``band`` (``int64``).
@@ -171,35 +188,13 @@ def band_triplet_scores(seqs, triplets, *, band: int = DEFAULT_BAND, scoring=Non
     score is lower than the exact one (never higher). With ``band`` at least
     the length of the two shorter sequences it equals the exact global score.
     """
-    from . import _nj
-
-    seqs = as_sequence_set(seqs)
-    sc = _scoring_for(seqs, scoring)
-    if band < 1:
-        raise OptionError(f"band must be >= 1, got {band}")
-    trip = np.ascontiguousarray(triplets, dtype=np.int64).reshape(-1, 3)
-    out = np.zeros(trip.shape[0], dtype=np.int64)
-    if trip.shape[0]:
-        _numba.set_threads(threads)
-        _nj.band_triplet_batch(seqs.codes, seqs.offsets, trip, sc.table, np.int32(sc.gap),
-                               int(band), out)
-    return out
+    return _run_band("band_triplet_batch", seqs, triplets, 3, band, scoring, threads)
 
 
 def band_pair_scores(seqs, pairs, *, band: int = DEFAULT_BAND, scoring=None,
                      threads: int = 0) -> np.ndarray:
     """Global pairwise scores restricted to a band of half-width ``band`` (``int64``)."""
-    from . import _nj
-
-    seqs = as_sequence_set(seqs)
-    sc = _scoring_for(seqs, scoring)
-    pr = np.ascontiguousarray(pairs, dtype=np.int64).reshape(-1, 2)
-    out = np.zeros(pr.shape[0], dtype=np.int64)
-    if pr.shape[0]:
-        _numba.set_threads(threads)
-        _nj.band_pair_batch(seqs.codes, seqs.offsets, pr, sc.table, np.int32(sc.gap),
-                            int(band), out)
-    return out
+    return _run_band("band_pair_batch", seqs, pairs, 2, band, scoring, threads)
 
 
 def _score(seqs, trip, *, band, scoring, mode, device, threads):
@@ -364,12 +359,15 @@ def pairwise_from_triplets(seqs, triplets=None, scores=None, *, mode="global", s
     sc = _scoring_for(seqs, scoring)
     n = len(seqs)
     if triplets is None:
-        from ..triplet import all_triplets
+        if scores is None and band is None:
+            scores = _score(seqs, None, band=None, scoring=sc, mode=mode, device=device,
+                            threads=threads)
+        elif scores is None:
+            from ..triplet.api import iter_all_triplets
 
-        trip = None
-        if scores is None:
-            scores = _score(seqs, all_triplets(n) if band is not None else None, band=band,
-                            scoring=sc, mode=mode, device=device, threads=threads)
+            scores = np.concatenate([_score(seqs, block, band=band, scoring=sc, mode=mode,
+                                            device=device, threads=threads)
+                                     for block in iter_all_triplets(n)])
         est = ls_all_triplets(n, scores)
     else:
         trip = np.asarray(triplets, dtype=np.int64).reshape(-1, 3)
@@ -383,7 +381,7 @@ def pairwise_from_triplets(seqs, triplets=None, scores=None, *, mode="global", s
 
 # -- distances ---------------------------------------------------------------------
 
-def score_distances(est, self_sc, lengths, rho: float, *, kind: str = "fd") -> np.ndarray:
+def score_distances(est, self_sc, lengths, rho: float, *, kind: str = "deficit") -> np.ndarray:
     """Distances from pairwise score estimates, comparable across lengths.
 
     With ``e_ij = rho (L_i + L_j) / 2`` the expected score of unrelated
@@ -422,6 +420,12 @@ def _check_matrix(D, names):
     return (D + D.T) / 2.0
 
 
+def _clean_length(x) -> float:
+    """Non-negative, no ``-0``, rounding noise (below 1e-12) written as 0."""
+    x = float(x)
+    return x if x > 1e-12 else 0.0
+
+
 def _assemble(names, children, lengths, root, rooted):
     import dendropy
 
@@ -435,7 +439,7 @@ def _assemble(names, children, lengths, root, rooted):
     for parent in sorted(children):
         for child, length in zip(children[parent], lengths[parent]):
             c = nodes[child]
-            c.edge_length = max(float(length), 0.0) + 0.0   # no negative zeros
+            c.edge_length = _clean_length(length)
             nodes[parent].add_child(c)
     tree = dendropy.Tree(taxon_namespace=tns, seed_node=nodes[root], is_rooted=rooted)
     return tree
@@ -482,7 +486,7 @@ def neighbor_joining(D, names, *, root: bool = True):
         tree.reroot_at_midpoint(update_bipartitions=False, suppress_unifurcations=True)
         for edge in tree.postorder_edge_iter():
             if edge.length is not None:
-                edge.length = max(edge.length, 0.0) + 0.0
+                edge.length = _clean_length(edge.length)
     return tree
 
 
@@ -610,14 +614,15 @@ def _rate(device: str, engine: str, threads: int) -> float:
         return RATES[("gpu", "exact")]
     import numba
 
-    nthreads = numba.config.NUMBA_NUM_THREADS if threads == 0 else min(threads, numba.config.NUMBA_NUM_THREADS)
+    limit = numba.config.NUMBA_NUM_THREADS
+    nthreads = limit if threads == 0 else min(threads, limit)
     return RATES[("cpu", engine)] * nthreads
 
 
 def build_guide_tree(seqs, *, method: Method = "nj", triplets: TripletChoice = "auto",
                      m: int | None = None, band: int | str | None = "auto",
                      time_budget: float = DEFAULT_TIME_BUDGET, mode="global", scoring=None,
-                     distance: str = "fd", damp: float = DEFAULT_DAMP, device="cpu",
+                     distance: str = "deficit", damp: float = DEFAULT_DAMP, device="cpu",
                      threads: int = 0, seed: int = 0, verbose: bool = False) -> GuideTree:
     """Guide tree of ``seqs`` from triplet scores.
 
@@ -626,7 +631,7 @@ def build_guide_tree(seqs, *, method: Method = "nj", triplets: TripletChoice = "
     seqs
         A :class:`~trimsa.io.SequenceSet`, FASTA path, SeqRecords, pairs or strings.
     method
-        ``"nj"`` (neighbour-joining, unrooted) or ``"upgma"`` (rooted).
+        ``"nj"`` (neighbour-joining, rooted at its midpoint) or ``"upgma"``.
     triplets
         ``"all"``: every ``C(n, 3)`` triplet, closed-form least squares.
         ``"sampled"``: each pair gets ``m`` third sequences within the budget,
@@ -672,7 +677,7 @@ def build_guide_tree(seqs, *, method: Method = "nj", triplets: TripletChoice = "
     n = len(seqs)
     if m is not None and not (1 <= m <= n - 2):
         raise OptionError(f"m must be between 1 and n - 2 = {n - 2} for {n} sequences, got {m}")
-    dev = resolve_device(device, announce=verbose)
+    dev = resolve_device(device)
     lengths = seqs.lengths
     timings = {}
 
