@@ -271,7 +271,7 @@ def _global_moves(a, b, c, sub, gap) -> np.ndarray:
     order = np.argsort([-la, -lb, -lc], kind="stable")
     seqs3 = (a, b, c)
     x, y, z = (seqs3[o] for o in order)
-    lx, ly, lz = len(x), len(y), len(z)
+    lx, lz = len(x), len(z)
     mid = lx // 2
     fwd = _cpu.last_plane(x[:mid], y, z, sub, gap)
     rev = _cpu.last_plane(x[mid:][::-1].copy(), y[::-1].copy(), z[::-1].copy(), sub, gap)
