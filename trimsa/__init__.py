@@ -49,7 +49,8 @@ __all__ = [
     "score_triplets",
 ]
 
-# progressive alignment (issue 6)
+# progressive alignment and guide trees
 from .progressive import Aligner, AlignmentResult, align  # noqa: E402
+from .tree import GuideTree, build_guide_tree  # noqa: E402
 
-__all__ += ["Aligner", "AlignmentResult", "align"]
+__all__ += ["Aligner", "AlignmentResult", "GuideTree", "align", "build_guide_tree"]

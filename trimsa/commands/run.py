@@ -82,6 +82,11 @@ def handler(args) -> int:
     if fmt not in FORMATS:
         raise OptionError(f"unknown --format {args.format!r}; choose one of: {', '.join(FORMATS)}")
     check_threads(args.threads)
+    if args.device == "gpu":
+        from ..triplet import resolve_device
+
+        resolve_device("gpu")  # a clear error when no GPU is usable
+        note("the progressive stages run on the CPU in this version; --device gpu has no effect")
     consistency = {} if args.consistency is None else {"consistency": args.consistency}
     aligner = Aligner(method=args.method, device=args.device, threads=args.threads,
                       alphabet=args.alphabet, match=args.match, mismatch=args.mismatch,

@@ -68,8 +68,9 @@ class Aligner:
     method
         Guide-tree method: neighbour joining or UPGMA.
     device
-        Where the triplet work runs (``auto`` takes a GPU when CuPy sees one).
-        The profile merges run on the CPU.
+        Accepted for the triplet stages to come; in this version every stage of
+        the progressive aligner runs on the CPU (the GPU kernels score triplets,
+        see :func:`trimsa.score_triplets`).
     threads
         CPU threads (0 = all cores).
     alphabet
