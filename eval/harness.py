@@ -255,7 +255,8 @@ def run_trimsa(ds: DataSet, cache: Path, args, scoring) -> Result:
         return Result("trimsa", "ok", wall, estimate=str(out))
     if not trimsa_has_run():
         return Result("trimsa", "not available (no `trimsa run` yet)")
-    argv = [sys.executable, "-m", "trimsa", "run", str(ds.file("input")), "-o", str(out)]
+    argv = [sys.executable, "-m", "trimsa", "run", str(ds.file("input")), "-o", str(out),
+            "--threads", str(args.threads)]
     if scoring is not None and args.match is not None:
         argv += ["--match", str(args.match), "--mismatch", str(args.mismatch), "--gap", str(args.gap)]
     t0 = time.perf_counter()
@@ -277,29 +278,6 @@ def score(ds: DataSet, res: Result) -> Result:
     s = compare(str(ds.file("true")), res.estimate)
     res.spfn, res.spfp, res.tc = s.spfn, s.spfp, s.tc
     return res
-
-
-def patch_large_triplet_traceback() -> None:
-    """Work around a numpy-2 casting error in the divide-and-conquer traceback.
-
-    ``trimsa.triplet.api._global_moves`` ORs ``uint8`` moves with bits shifted
-    by a numpy ``int64`` index, which numpy 2 refuses for cubes larger than
-    ``CUBE_CELLS`` (three sequences of ~160+ residues). Returning the small
-    cubes' moves as ``int64`` keeps the same values and avoids the cast. To be
-    removed once the lead's api.py casts ``dst`` to ``int``.
-    """
-    from trimsa.triplet import _cpu
-
-    if getattr(_cpu.cube_moves, "_eval_patched", False):
-        return
-    orig = _cpu.cube_moves
-
-    def cube_moves(a, b, c, sub, gap):
-        sc, moves = orig(a, b, c, sub, gap)
-        return sc, moves.astype(np.int64)
-
-    cube_moves._eval_patched = True
-    _cpu.cube_moves = cube_moves
 
 
 def scoring_from(args):
@@ -541,7 +519,6 @@ def main(argv=None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     scoring = scoring_from(args)
     if "trimsa" in tools:
-        patch_large_triplet_traceback()
         from trimsa.triplet import align_triplet
 
         align_triplet("ACGT", "AGT", "ACT", scoring=scoring)  # compile before timing

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
 import os
 import subprocess
@@ -17,20 +16,6 @@ from trimsa.evaluate import JSON_KEYS
 
 DATA = Path(__file__).parent / "data" / "eval"
 ROOT = Path(__file__).resolve().parent.parent
-ALL_COMMANDS = cli.COMMANDS
-
-
-@pytest.fixture(autouse=True)
-def own_commands(monkeypatch):
-    """Build the parser from the subcommand modules that exist in this tree.
-
-    ``COMMANDS`` may name modules another branch is still writing; the eval
-    command must not depend on them.
-    """
-    present = tuple(c for c in cli.COMMANDS
-                    if importlib.util.find_spec(f"trimsa.commands.{c}") is not None)
-    assert "eval" in present
-    monkeypatch.setattr(cli, "COMMANDS", present)
 
 
 def fastsp_row(folder, tool):
@@ -110,14 +95,7 @@ def test_through_python_m(tmp_path):
     r = _write(tmp_path / "r.fa", [("a", "AC"), ("b", "AC")])
     e = _write(tmp_path / "e.fa", [("a", "AC"), ("c", "AC")])
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    if all(importlib.util.find_spec(f"trimsa.commands.{c}") for c in ALL_COMMANDS):
-        argv = [sys.executable, "-m", "trimsa"]  # the real entry point
-    else:
-        # another branch's subcommand module is not merged yet: same main(), own commands
-        argv = [sys.executable, "-c",
-                "import sys, importlib.util, trimsa.cli as c; "
-                "c.COMMANDS = tuple(x for x in c.COMMANDS "
-                "if importlib.util.find_spec('trimsa.commands.' + x)); sys.exit(c.main())"]
+    argv = [sys.executable, "-m", "trimsa"]
     p = subprocess.run(argv + ["eval", "-r", r, "-e", e, "--json"], capture_output=True,
                        text=True, cwd=tmp_path, env=env, timeout=120)
     assert p.returncode == 2

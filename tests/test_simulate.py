@@ -19,13 +19,6 @@ needs_piqtree = pytest.mark.skipif(not HAVE_PIQTREE, reason="piqtree not install
 
 
 @pytest.fixture
-def own_commands(monkeypatch):
-    present = tuple(c for c in cli.COMMANDS
-                    if importlib.util.find_spec(f"trimsa.commands.{c}") is not None)
-    monkeypatch.setattr(cli, "COMMANDS", present)
-
-
-@pytest.fixture
 def no_piqtree(monkeypatch):
     monkeypatch.setitem(sys.modules, "piqtree", None)  # import piqtree -> ImportError
 
@@ -41,7 +34,7 @@ def test_missing_piqtree_says_what_to_install(no_piqtree, monkeypatch):
         sim.require_piqtree()
 
 
-def test_missing_piqtree_through_cli(no_piqtree, own_commands, tmp_path, capsys):
+def test_missing_piqtree_through_cli(no_piqtree, tmp_path, capsys):
     out = tmp_path / "set"
     assert cli.main(["simulate", str(out), "--taxa", "5", "--seed", "1"]) == 2
     o, err = capsys.readouterr()
@@ -86,12 +79,12 @@ def test_missing_tree_file(tmp_path):
         sim.simulate(str(tmp_path / "none.nwk"))
 
 
-def test_cli_tree_and_taxa_exclusive(own_commands, tmp_path, capsys):
+def test_cli_tree_and_taxa_exclusive(tmp_path, capsys):
     assert cli.main(["simulate", str(tmp_path / "o"), "--taxa", "4", "--tree", "x.nwk"]) == 2
     assert "not both" in capsys.readouterr().err
 
 
-def test_cli_refuses_to_overwrite(own_commands, tmp_path, capsys):
+def test_cli_refuses_to_overwrite(tmp_path, capsys):
     (tmp_path / "true.fa").write_text(">a\nA\n")
     assert cli.main(["simulate", str(tmp_path), "--taxa", "4"]) == 2
     err = capsys.readouterr().err
@@ -142,7 +135,7 @@ def test_reproduces_shared_data_set(tmp_path):
 
 
 @needs_piqtree
-def test_random_tree_through_cli(own_commands, tmp_path, capsys):
+def test_random_tree_through_cli(tmp_path, capsys):
     from trimsa.evaluate import compare
 
     out = tmp_path / "bd"

@@ -48,3 +48,9 @@ __all__ = [
     "read_sequences",
     "score_triplets",
 ]
+
+# progressive alignment and guide trees
+from .progressive import Aligner, AlignmentResult, align  # noqa: E402
+from .tree import GuideTree, build_guide_tree  # noqa: E402
+
+__all__ += ["Aligner", "AlignmentResult", "GuideTree", "align", "build_guide_tree"]

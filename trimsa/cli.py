@@ -20,8 +20,10 @@ from .errors import TrimsaError
 COMMANDS = (
     "triplets",
     "align3",
+    "run",
     "eval",
     "simulate",
+    "tree",
 )
 
 

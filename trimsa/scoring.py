@@ -25,7 +25,7 @@ alphabet in :data:`trimsa.alphabet.PROTEIN`; every entry must be an integer.
 
 DNA defaults
 ------------
-``match=1, mismatch=-1, gap=-2``; chosen by measured accuracy of exact
+``match=1, mismatch=-1, gap=-3``; chosen by measured accuracy of exact
 3-way alignments on the ``trip-indel`` sets (see docs/scoring.md).
 """
 
@@ -38,7 +38,7 @@ import numpy as np
 from . import alphabet as _alphabet
 from .errors import OptionError
 
-DNA_DEFAULTS = {"match": 1, "mismatch": -1, "gap": -2}
+DNA_DEFAULTS = {"match": 1, "mismatch": -1, "gap": -3}
 PROTEIN_DEFAULTS = {"matrix": "BLOSUM62", "gap": -4}
 
 

@@ -21,7 +21,7 @@ def add_scoring_options(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--mismatch", type=int, default=None,
                    help="DNA: score of a mismatching pair (default -1)")
     g.add_argument("--gap", type=int, default=None,
-                   help="score of a residue-gap pair (default -2 for DNA, -4 for protein)")
+                   help="score of a residue-gap pair (default -3 for DNA, -4 for protein)")
     g.add_argument("--matrix", default=None,
                    help="protein: substitution matrix known to Biopython (default BLOSUM62)")
 

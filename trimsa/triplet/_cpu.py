@@ -463,6 +463,34 @@ def origin_sweep(a, b, c, sub, gap, mode):
 
 
 @jit
+def end_and_start(a, b, c, sub, gap, mode):
+    """Score, end cell and start cell of a semiglobal/local alignment by two plane sweeps.
+
+    The end comes from the forward sweep; the start from a sweep of the reversed
+    prefixes that begins at the end cell (fixed start, no floor) and is read over
+    the near faces (semiglobal) or everywhere (local). Exact only when no column
+    that can lie on a face scores above 0 (``max(sub) + 2*gap <= 0`` and
+    ``gap <= 0``): then a path never gains by running along a face. The caller
+    checks; :func:`origin_sweep` covers the other cases.
+    """
+    lb = b.shape[0]
+    lc = c.shape[0]
+    planes = np.empty((2, (lb + 1) * (lc + 1)), dtype=np.int32)
+    best = np.empty(4, dtype=np.int64)
+    dp_planes(a, b, c, sub, gap, mode, mode, planes, best)
+    score = best[0]
+    end = best[1:].copy()
+    ra = a[:end[0]][::-1].copy()
+    rb = b[:end[1]][::-1].copy()
+    rc = c[:end[2]][::-1].copy()
+    dp_planes(ra, rb, rc, sub, gap, 0, mode, planes, best)
+    start = np.empty(3, dtype=np.int64)
+    for d in range(3):
+        start[d] = end[d] - best[1 + d]
+    return score, end, start
+
+
+@jit
 def global_score(a, b, c, sub, gap):
     """Global score of a triplet (two planes of memory)."""
     planes = np.empty((2, (b.shape[0] + 1) * (c.shape[0] + 1)), dtype=np.int32)

@@ -1,23 +1,299 @@
-"""CuPy launcher for the CUDA triplet kernels (see trimsa/kernels/).
+"""CuPy launcher for the CUDA triplet kernels (``trimsa/kernels/triplet_score.cu``).
 
-Until the kernels land, the GPU backend reports itself unavailable.
+:func:`score_triplets` fills the same scores as ``_cpu.score_batch``, bit for
+bit. The planning (naming of the sequences, 16-bit bound, group shapes,
+pairing, launch sizes) is in :mod:`trimsa.triplet._gpu_plan`; this module only
+moves data and launches. CuPy is imported here and in
+:func:`trimsa.kernels.module`, nowhere else.
 """
 
 from __future__ import annotations
 
-from ..errors import BackendUnavailableError
+import os
+
+import numpy as np
+
+from ..errors import BackendUnavailableError, OptionError
+from . import _gpu_plan as plan
+
+#: precision used when a call gives none: "auto" | "int32" | "int16"
+PRECISION = os.environ.get("TRIMSA_GPU_PRECISION", "auto")
+
+_INSTALL = ("install CuPy for your CUDA version (pip install 'trimsa[gpu]', or "
+            "cupy-cuda12x / cupy-cuda13x) on a machine with an NVIDIA GPU, or use --device cpu")
+_BLOCK = 128
+_KERNEL = "triplet_score.cu"
+
+
+def _probe():
+    """``(name, None)`` of the current GPU, or ``(None, reason)``."""
+    try:
+        import cupy
+    except Exception as exc:  # ImportError, or a broken CUDA install
+        return None, f"CuPy is not importable ({type(exc).__name__}: {exc})"
+    try:
+        if cupy.cuda.runtime.getDeviceCount() < 1:
+            return None, "CuPy sees no CUDA device"
+        dev = cupy.cuda.Device()
+        name = cupy.cuda.runtime.getDeviceProperties(dev.id)["name"]
+        return (name.decode() if isinstance(name, bytes) else str(name)), None
+    except Exception as exc:
+        return None, f"CuPy sees no usable CUDA device ({type(exc).__name__}: {exc})"
 
 
 def available():
-    """Name of a usable GPU, or ``None`` (always ``None`` until the kernels land)."""
-    return None
+    """Name of the GPU the kernels would run on, or ``None`` (no CuPy or no device)."""
+    return _probe()[0]
 
 
 def require():
-    raise BackendUnavailableError(
-        "the GPU backend is not available in this version of trimsa; use --device cpu"
-    )
+    """Raise :class:`BackendUnavailableError` unless a GPU can run the kernels."""
+    name, why = _probe()
+    if name is None:
+        raise BackendUnavailableError(f"GPU backend unavailable: {why}; {_INSTALL}")
+    return name
 
 
-def score_triplets(seqs, trip, mode, scoring, out=None):  # pragma: no cover - placeholder
-    require()
+def _function(config: tuple, bits: int, mode: int):
+    from ..kernels import module
+    import cupy
+
+    tj, tk, p, q = config
+    arith = "S16x2" if bits == 16 else "I32"
+    expr = f"triplet_score<{arith}, {tj}, {tk}, {p}, {q}, {mode}>"
+    mod = module(_KERNEL, (expr,), (), cupy.cuda.Device().id)
+    return mod.get_function(expr)
+
+
+def _resident_blocks(fn) -> int:
+    import cupy
+
+    dev = cupy.cuda.Device()
+    sms = dev.attributes["MultiProcessorCount"]
+    regs = max(int(fn.num_regs), 1)
+    regs = -(-regs // 8) * 8
+    per_sm = max(1, min(65536 // (regs * _BLOCK), 2048 // _BLOCK))
+    return sms * per_sm
+
+
+class _Device:
+    """Per-call device copies of the sequences and the tables."""
+
+    def __init__(self, seqs, scoring):
+        import cupy
+
+        self.codes = cupy.asarray(np.ascontiguousarray(seqs.codes, dtype=np.uint8))
+        if self.codes.size == 0:
+            self.codes = cupy.zeros(1, dtype=np.uint8)
+        self.offsets = cupy.asarray(np.ascontiguousarray(seqs.offsets, dtype=np.int64))
+        tabs = plan.extended_tables(np.asarray(scoring.table), scoring.gap)
+        if tabs.shape[1] > 32:
+            raise OptionError("the GPU kernels handle alphabets of at most 31 letters")
+        self.kp = tabs.shape[1]
+        self.tabs = cupy.asarray(tabs.ravel())
+
+
+def score_triplets(seqs, trip, mode, scoring, out=None, precision=None, stats=None, split="auto"):
+    """Scores of triplets ``trip`` (``(T, 3)`` indices into ``seqs``) on the GPU.
+
+    Parameters
+    ----------
+    seqs
+        :class:`~trimsa.io.SequenceSet`.
+    trip
+        ``int (T, 3)`` triplet rows.
+    mode
+        0 global, 1 semiglobal, 2 local (see ``_cpu`` for the exact rules).
+    scoring
+        :class:`~trimsa.scoring.Scoring`.
+    out
+        ``int64 (T,)`` array to fill (a new one when ``None``).
+    precision
+        ``"auto"`` (default, :data:`PRECISION`): packed 16-bit where the bound
+        of :func:`~trimsa.triplet._gpu_plan.fits` proves it exact, 32-bit
+        elsewhere; ``"int16"`` the same (16-bit is never used where it could
+        overflow); ``"int32"``: 32-bit only.
+    stats
+        Optional dict that receives per-launch details (for benchmarks).
+    split
+        ``"auto"``: a batch of few triplets wider than one region sweeps each
+        triplet's region columns in parallel (one thread group each, linked by
+        flags); ``"never"``: always one group per triplet.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``out``.
+    """
+    trip = np.ascontiguousarray(trip, dtype=np.int64).reshape(-1, 3)
+    if out is None:
+        out = np.empty(trip.shape[0], dtype=np.int64)
+    if trip.shape[0] == 0:
+        return out
+    if mode == 2 and scoring.gap > 0:
+        # padding cells are harmless only when gaps do not score positively
+        from . import _cpu
+
+        T = trip.shape[0]
+        _cpu.score_batch(seqs.codes, seqs.offsets, trip.astype(np.int32), scoring.table,
+                         np.int32(scoring.gap), 2, 2, out, max(1, min(T, 64)))
+        return out
+    batch = Batch(seqs, trip, mode, scoring, precision, split)
+    batch.run()
+    out[:] = batch.result()
+    if stats is not None:
+        stats.setdefault("launches", []).extend(batch.info)
+    return out
+
+
+class Batch:
+    """A planned batch on the device: :meth:`run` launches it, :meth:`result` reads it.
+
+    Kept separate from :func:`score_triplets` so that benchmarks can time the
+    kernels alone (re-running :meth:`run` recomputes the same scores).
+    """
+
+    def __init__(self, seqs, trip, mode, scoring, precision=None, split="auto"):
+        require()
+        import cupy
+
+        if mode == 2 and scoring.gap > 0:
+            raise OptionError("local mode on the GPU needs gap <= 0")
+        precision = precision or PRECISION
+        if precision not in plan.PRECISIONS:
+            raise OptionError(
+                f"GPU precision must be one of {', '.join(plan.PRECISIONS)}, got {precision!r}")
+        trip = np.ascontiguousarray(trip, dtype=np.int64).reshape(-1, 3)
+        self.T = T = trip.shape[0]
+        self.mode = mode
+        if int(seqs.offsets[-1]) >= 2**31:
+            raise OptionError("the GPU kernels take at most 2^31 residues in one sequence set")
+        lengths = np.asarray(seqs.offsets[1:] - seqs.offsets[:-1], dtype=np.int64)
+        idx, lens = plan.order(lengths, trip)
+        self.lens = lens
+        m = plan.column_bound(np.asarray(scoring.table), scoring.gap)
+        if not plan.fits(lens[:, 0] + 1, lens[:, 1] + 1, lens[:, 2] + 1, m, plan.INT32_MAX).all():
+            raise OptionError("sequences too long for these scores (32-bit overflow); use smaller scores")
+        launches, self.trivial = plan.plan(lens, mode, m, precision)
+        dev = _Device(seqs, scoring)
+        self.res = cupy.empty(T, dtype=cupy.int32)
+        self.calls = []
+        self.info = []
+        for ln in launches:
+            self.calls.append(_prepare(ln, dev, idx, lens, mode, m, scoring.gap, self.res, self.info,
+                                       split))
+
+    def run(self):
+        """Launch every kernel of the batch (asynchronously, on the current stream)."""
+        import cupy
+
+        self.res.fill(0 if self.mode else np.iinfo(np.int32).min)
+        for fn, grid, args, flags in self.calls:
+            if flags is not None:
+                flags.fill(0)
+            fn(grid, (_BLOCK,), args)
+        return self
+
+    def result(self) -> np.ndarray:
+        host = self.res.get().astype(np.int64)
+        if self.mode == 0 and (host[~self.trivial] == np.iinfo(np.int32).min).any():
+            raise RuntimeError("GPU kernel left a triplet unscored (internal error)")
+        host[self.trivial] = 0
+        return host
+
+
+def _split_plan(ln, lens, mode, resident_groups):
+    """Column jobs of a launch whose few, wide planes should be swept column-parallel.
+
+    Returns ``None`` (stream as usual) or ``(colmap, kface words, flag count,
+    jface words per group, layers, row width)`` for :data:`plan.SPLIT`. A
+    column job waits on the one to its left, so every job must be resident at
+    once: the launch is split only when all of them fit.
+    """
+    tj, tk, p, q = plan.SPLIT
+    g = 1 if mode == 0 else 0
+    items = ln.items
+    it = np.where(items >= 0, items, items[:, :1])
+    rows = np.maximum(lens[it, 1].max(1), 1)
+    cols = np.maximum(lens[it, 2].max(1), 1)
+    nl = lens[it, 0].max(1) + g
+    nj = -(-rows // (p * tj))
+    nk = -(-cols // (q * tk))
+    if nk.max() < 2 or items.shape[0] * 8 > resident_groups or nk.sum() > resident_groups:
+        return None
+    kw2 = p * tj + 1
+    rows_out = []
+    koff = foff = 0
+    for x in range(items.shape[0]):
+        for kr in range(int(nk[x])):
+            rows_out.append((x, kr, koff, foff))
+        koff += int(nk[x] * nj[x] * nl[x] * kw2)
+        foff += int(nk[x] * nj[x] * p)
+    if koff >= 2**31:
+        return None
+    nlmax = int(nl.max())
+    kwidth = int((nk * q * tk).max()) + 1
+    words = 2 * nlmax * (kwidth + p * tj + 1)
+    return np.array(rows_out, dtype=np.int32), koff, foff, words, nlmax, kwidth
+
+
+def _prepare(ln, dev, idx, lens, mode, m, gap, res, info, split="auto"):
+    import cupy
+
+    items = ln.items
+    lanes = ln.lanes
+    slots = np.full((items.shape[0], lanes, 3), -1, dtype=np.int32)
+    full = items >= 0
+    slots[full] = idx[items[full]]
+    dst = np.where(full, items, -1).astype(np.int32)
+    config = plan.CONFIGS[ln.shape]
+    nitems = items.shape[0]
+    words, nlmax, kwidth = plan.scratch_words(ln, lens, mode)
+    sp = None
+    if split == "auto" and words:
+        fs = _function(plan.SPLIT, ln.bits, mode)
+        sp = _split_plan(ln, lens, mode, _resident_blocks(fs) * (_BLOCK // 32))
+        if sp is not None:
+            colmap, kwords, nflags, swords, snl, skw = sp
+            blocks = -(-colmap.shape[0] // (_BLOCK // 32))
+            need = 4 * (blocks * (_BLOCK // 32) * swords + kwords + nflags)
+            if need > 0.6 * cupy.cuda.runtime.memGetInfo()[0]:
+                sp = None
+            else:
+                config, words, nlmax, kwidth = plan.SPLIT, swords, snl, skw
+    fn = _function(config, ln.bits, mode)
+    _, _, p, q = config
+    per_warp = 32 // (p * q)
+    per_block = per_warp * (_BLOCK // 32)
+    resident = _resident_blocks(fn)
+    if sp is None:
+        blocks = min(-(-nitems // per_block), resident)
+    if words:
+        free, _ = cupy.cuda.runtime.memGetInfo()
+        budget = int(free * 0.6) // (4 * words)
+        if budget < per_block:
+            raise MemoryError(f"GPU memory too small for one block of {per_block} groups "
+                              f"({words * 4 * per_block} bytes)")
+        if sp is not None and budget < blocks * per_block:
+            sp = None   # column jobs must all be resident with their buffers: stream instead
+            blocks = min(-(-nitems // per_block), resident)
+        blocks = max(1, min(blocks, budget // per_block))
+        scratch = cupy.empty(blocks * per_block * words, dtype=cupy.uint32)
+    else:
+        scratch = cupy.empty(1, dtype=cupy.uint32)
+    neg = plan.neg_sentinel(m, ln.bits)
+    if sp is not None:
+        colmap_d = cupy.asarray(colmap)
+        kface_g = cupy.empty(max(kwords, 1), dtype=cupy.uint32)
+        flags = cupy.zeros(max(nflags, 1), dtype=cupy.int32)
+        tail = (colmap_d, np.int32(colmap.shape[0]), kface_g, flags)
+    else:
+        flags = None
+        tail = (np.uint64(0), np.int32(0), np.uint64(0), np.uint64(0))
+    args = (dev.codes, dev.offsets, cupy.asarray(slots.reshape(-1, 3)), cupy.asarray(dst.ravel()),
+            np.int32(nitems), dev.tabs, np.int32(dev.kp), np.int32(gap), np.int32(neg), res,
+            scratch, np.int64(words), np.int32(nlmax), np.int32(kwidth)) + tail
+    info.append(dict(shape=config, bits=ln.bits, items=int(nitems), blocks=int(blocks),
+                     regs=int(fn.num_regs), local_bytes=int(fn.local_size_bytes),
+                     scratch_words=int(words), split=sp is not None))
+    return fn, (blocks,), args, flags

@@ -177,7 +177,8 @@ def _check_overflow(seqs: SequenceSet, scoring: Scoring) -> None:
 
 
 def score_triplets(seqs, triplets=None, *, mode: Mode = "global", scoring: Scoring | None = None,
-                   device: Device = "cpu", threads: int = 0) -> np.ndarray:
+                   device: Device = "cpu", threads: int = 0,
+                   precision: Literal["auto", "int32", "int16"] = "auto") -> np.ndarray:
     """Exact 3-way alignment scores of many triplets.
 
     Parameters
@@ -197,6 +198,11 @@ def score_triplets(seqs, triplets=None, *, mode: Mode = "global", scoring: Scori
         ``"cpu"``, ``"gpu"`` or ``"auto"`` (GPU when CuPy sees one).
     threads
         CPU threads (0 = all cores).
+    precision
+        GPU arithmetic: ``"auto"`` (packed 16-bit wherever a bound derived from
+        the lengths and scores proves it exact, 32-bit elsewhere), ``"int32"``
+        or ``"int16"`` (still 32-bit for triplets that could overflow). Results
+        are identical in every case; the CPU always uses 32-bit.
 
     Returns
     -------
@@ -210,6 +216,8 @@ def score_triplets(seqs, triplets=None, *, mode: Mode = "global", scoring: Scori
     """
     seqs = as_sequence_set(seqs, scoring.alphabet if scoring is not None else None)
     m = _check_mode(mode)
+    if precision not in ("auto", "int32", "int16"):
+        raise OptionError(f"unknown precision {precision!r}; choose one of: auto, int32, int16")
     sc = _scoring_for(seqs, scoring)
     if triplets is None:
         seqs.require(3, "triplet scoring")
@@ -226,7 +234,8 @@ def score_triplets(seqs, triplets=None, *, mode: Mode = "global", scoring: Scori
     if dev == "gpu":
         from . import _gpu
 
-        run = lambda part, dst: _gpu.score_triplets(seqs, part, m, sc, out=dst)  # noqa: E731
+        run = lambda part, dst: _gpu.score_triplets(seqs, part, m, sc, out=dst,  # noqa: E731
+                                                    precision=precision)
     else:
         from . import _cpu
 
@@ -262,7 +271,7 @@ def _global_moves(a, b, c, sub, gap) -> np.ndarray:
     order = np.argsort([-la, -lb, -lc], kind="stable")
     seqs3 = (a, b, c)
     x, y, z = (seqs3[o] for o in order)
-    lx, ly, lz = len(x), len(y), len(z)
+    lx, lz = len(x), len(z)
     mid = lx // 2
     fwd = _cpu.last_plane(x[:mid], y, z, sub, gap)
     rev = _cpu.last_plane(x[mid:][::-1].copy(), y[::-1].copy(), z[::-1].copy(), sub, gap)
@@ -307,11 +316,13 @@ def _rows_from_moves(strs, core, moves) -> tuple:
 def _align_codes(ca, cb, cc, m: int, sc: Scoring):
     """(score, core box, moves) of one triplet of code arrays, in quadratic memory.
 
-    Global: divide and conquer over the whole cube. Semiglobal and local: a
-    sweep that carries each cell's start finds the core's end and start; a
-    core that starts on a face must leave it with its first column (cells on
-    the faces are fixed at 0), so each such first column is tried, and the
-    rest is a global alignment of the remaining box.
+    Global: divide and conquer over the whole cube. Semiglobal and local: the
+    core's end and start come from a forward and a reversed plane sweep when no
+    column on a face can score above 0 (the usual case: then running along a
+    face never pays); otherwise from a slower sweep that carries each cell's
+    start, and a core that starts on a face must leave it with its first column
+    (cells on the faces are fixed at 0), so each such first column is tried.
+    The rest is a global alignment of the remaining box.
     """
     from . import _cpu
 
@@ -321,14 +332,19 @@ def _align_codes(ca, cb, cc, m: int, sc: Scoring):
         box = (0, 0, 0, len(ca), len(cb), len(cc))
         moves = _global_moves(ca, cb, cc, sub, gap)
         return _moves_score(ca, cb, cc, moves, sc), box, moves
-    score, end, start = _cpu.origin_sweep(ca, cb, cc, sub, gap, m)
+    faces_nonpositive = sc.gap <= 0 and int(sc.table.max()) + 2 * sc.gap <= 0
+    if faces_nonpositive:
+        score, end, start = _cpu.end_and_start(ca, cb, cc, sub, gap, m)
+    else:
+        score, end, start = _cpu.origin_sweep(ca, cb, cc, sub, gap, m)
     s0 = [int(v) for v in start]
     e0 = [int(v) for v in end]
     box = (*s0, *e0)
     seqs3 = (ca, cb, cc)
     if s0 == e0:
         return int(score), box, np.zeros(0, dtype=np.uint8)
-    zero = [d for d in range(3) if s0[d] == 0]
+    # with no positive face column, the box from the start is free of constraints
+    zero = [] if faces_nonpositive else [d for d in range(3) if s0[d] == 0]
     first = []
     if zero:
         best = None

@@ -1,0 +1,219 @@
+"""Check the GPU triplet kernels against the CPU engine, then time them.
+
+One command::
+
+    python eval/bench_kernels.py [--quick] [--out FILE]
+
+1. Correctness: random DNA and protein (BLOSUM62) batches of mixed lengths
+   (1..300 and a few long ones), every mode, both precisions, plus scores
+   built to overflow 16 bits: GPU scores must equal ``_cpu.score_batch``.
+   Any mismatch stops the run with status 1.
+2. Throughput: TCUPS (cells / kernel seconds / 1e12, cells = la*lb*lc) per
+   length 8..1024 x mode x precision, for large batches of equal-length
+   random DNA triplets; CUDA events, one warm-up, median of repeats.
+3. Table I: time to score one triplet of three sequences of each length
+   (kernel time by events, and the whole ``score_triplets`` call).
+
+Prints a short table and writes it (markdown) to ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from trimsa import alphabet as _alphabet  # noqa: E402
+from trimsa.scoring import Scoring  # noqa: E402
+from trimsa.triplet import _cpu, _gpu, _gpu_plan  # noqa: E402
+from trimsa.triplet._synthetic import random_set  # noqa: E402
+
+MODES = ("global", "semiglobal", "local")
+PRECS = ("int32", "int16")
+PAPER = {  # TrioSeq on H100 (000_*.txt): Table I single triplet, ms
+    8: 0.013, 16: 0.028, 32: 0.053, 64: 0.100, 128: 0.311, 256: 1.432, 512: 15.66, 1024: 52.79}
+
+
+def cpu_scores(seqs, trip, mode, sc):
+    out = np.empty(trip.shape[0], dtype=np.int64)
+    _cpu.score_batch(seqs.codes, seqs.offsets, trip.astype(np.int32), sc.table,
+                     np.int32(sc.gap), mode, mode, out, max(1, min(trip.shape[0], 256)))
+    return out
+
+
+def check(rng, quick, log):
+    dna = _alphabet.get("dna")
+    prot = _alphabet.get("protein")
+    cases = []
+    n = 120
+    lens = rng.integers(1, 301, size=n)
+    lens[:4] = [1, 2, 3, 0 + 1]
+    cases.append(("dna mixed 1..300", random_set(rng, lens, dna), Scoring.dna(), 1500 if quick else 4000))
+    lens = rng.integers(1, 301, size=n)
+    cases.append(("protein BLOSUM62 mixed", random_set(rng, lens, prot), Scoring.protein("BLOSUM62"),
+                  1000 if quick else 3000))
+    lens = np.concatenate([rng.integers(400, 1100, size=6), rng.integers(1, 60, size=6)])
+    cases.append(("dna long 400..1100", random_set(rng, lens, dna), Scoring.dna(), 24))
+    lens = rng.integers(100, 700, size=10)
+    big = Scoring.dna(match=40, mismatch=-30, gap=-50)
+    cases.append(("dna overflow16 (match 40, gap -50)", random_set(rng, lens, dna), big, 60))
+    lens = rng.integers(1, 40, size=40)
+    cases.append(("dna short 1..40", random_set(rng, lens, dna), Scoring.dna(2, -1, -2), 3000))
+    bad = 0
+    rows = []
+    for name, seqs, sc, T in cases:
+        trip = rng.integers(0, len(seqs), size=(T, 3))
+        for mi, mode in enumerate(MODES):
+            ref = cpu_scores(seqs, trip, mi, sc)
+            for prec in PRECS:
+                st = {}
+                got = _gpu.score_triplets(seqs, trip, mi, sc, precision=prec, stats=st)
+                wrong = int((got != ref).sum())
+                used = sorted({(ln["bits"], "split" if ln["split"] else "stream")
+                               for ln in st.get("launches", [])})
+                rows.append((name, mode, prec, T, wrong, used))
+                if wrong:
+                    bad += wrong
+                    w = np.flatnonzero(got != ref)[:5]
+                    for t in w:
+                        log(f"  MISMATCH {name} {mode} {prec} t={t} trip={trip[t].tolist()} "
+                            f"lens={seqs.lengths[trip[t]].tolist()} gpu={got[t]} cpu={ref[t]}")
+    log("| case | mode | precision | triplets | wrong | launches (bits, kind) |")
+    log("|---|---|---|---:|---:|---|")
+    for r in rows:
+        log(f"| {r[0]} | {r[1]} | {r[2]} | {r[3]} | {r[4]} | {r[5]} |")
+    return bad
+
+
+def time_batch(batch, reps):
+    import cupy
+
+    batch.run()
+    cupy.cuda.Device().synchronize()
+    times = []
+    for _ in range(reps):
+        a = cupy.cuda.Event()
+        b = cupy.cuda.Event()
+        a.record()
+        batch.run()
+        b.record()
+        b.synchronize()
+        times.append(cupy.cuda.get_elapsed_time(a, b) / 1e3)
+    return float(np.median(times))
+
+
+def throughput(rng, lengths, modes, precs, log, budget_cells):
+    dna = _alphabet.get("dna")
+    sc = Scoring.dna()
+    out = []
+    for L in lengths:
+        T = int(min(1 << 20, max(2048, budget_cells // L**3)))
+        seqs = random_set(rng, np.full(64, L), dna)
+        trip = np.stack([rng.permutation(64)[:3] for _ in range(256)])
+        trip = trip[rng.integers(0, 256, size=T)]
+        cells = T * L**3
+        for mode in modes:
+            mi = MODES.index(mode)
+            for prec in precs:
+                batch = _gpu.Batch(seqs, trip, mi, sc, prec)
+                reps = 3 if cells >= 1e12 else 5
+                t = time_batch(batch, reps)
+                info = batch.info[0]
+                out.append((L, mode, prec, T, t, cells / t / 1e12, info["regs"], info["local_bytes"],
+                            info["shape"], info["bits"]))
+                log(f"L={L:5d} {mode:10s} {prec:5s} T={T:8d} {t * 1e3:9.3f} ms "
+                    f"{cells / t / 1e12:6.3f} TCUPS regs={info['regs']} local={info['local_bytes']} "
+                    f"group={info['shape']} bits={info['bits']}")
+    return out
+
+
+def single(rng, lengths, log):
+    import cupy
+
+    dna = _alphabet.get("dna")
+    sc = Scoring.dna()
+    out = []
+    for L in lengths:
+        seqs = random_set(rng, [L, L, L], dna)
+        trip = np.array([[0, 1, 2]])
+        batch = _gpu.Batch(seqs, trip, 0, sc, "auto")
+        t = time_batch(batch, 3)
+        t0 = time.perf_counter()
+        _gpu.score_triplets(seqs, trip, 0, sc)
+        wall = time.perf_counter() - t0
+        out.append((L, t, wall))
+        log(f"single L={L}: kernel {t * 1e3:.3f} ms, call {wall * 1e3:.3f} ms")
+    return out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="smaller checks and fewer lengths")
+    ap.add_argument("--out", default=None, help="markdown file for the table")
+    ap.add_argument("--lengths", default="8,16,32,64,128,256,512,1024")
+    ap.add_argument("--modes", default=",".join(MODES))
+    ap.add_argument("--precisions", default=",".join(PRECS))
+    ap.add_argument("--cells", type=float, default=4e11, help="cells per timed batch (about)")
+    ap.add_argument("--skip-check", action="store_true")
+    ap.add_argument("--single", default="8,16,32,64,128,256,512,1024")
+    ap.add_argument("--multi", default="", help="experiment: configs TJxTKxPxQ (comma list) "
+                    "to try in turn for planes larger than one region")
+    args = ap.parse_args(argv)
+    lines = []
+
+    def log(s):
+        print(s, flush=True)
+        lines.append(s)
+
+    name = _gpu.require()
+    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    log(f"# GPU triplet kernels: {name}, {date}")
+    log(f"command: python eval/bench_kernels.py {' '.join(argv if argv is not None else sys.argv[1:])}")
+    log(f"host: {platform.node()}, python {platform.python_version()}")
+    rng = np.random.default_rng(int(time.time()))
+    if not args.skip_check:
+        log("\n## correctness (GPU == CPU, fresh random inputs)\n")
+        bad = check(rng, args.quick, log)
+        log(f"\nmismatches: {bad}")
+        if bad:
+            _write(args.out, lines)
+            return 1
+    lengths = [int(x) for x in args.lengths.split(",") if x]
+    log("\n## throughput (random DNA, equal lengths; kernel time by CUDA events, median)\n")
+    rows = []
+    for cfg in (args.multi.split(",") if args.multi else [None]):
+        if cfg:
+            _gpu_plan.CONFIGS = _gpu_plan.CONFIGS[:-1] + (tuple(int(x) for x in cfg.split("x")),)
+            log(f"multi-region config {_gpu_plan.CONFIGS[-1]}")
+        rows += throughput(rng, lengths, args.modes.split(","), args.precisions.split(","), log, args.cells)
+    log("\n| L | mode | precision | triplets | ms | TCUPS | regs | local bytes | config TJxTKxPxQ | bits |")
+    log("|---:|---|---|---:|---:|---:|---:|---:|---|---:|")
+    for r in rows:
+        log(f"| {r[0]} | {r[1]} | {r[2]} | {r[3]} | {r[4] * 1e3:.3f} | {r[5]:.3f} | {r[6]} | {r[7]} "
+            f"| {'x'.join(str(x) for x in r[8])} | {r[9]} |")
+    if args.single:
+        log("\n## one triplet (global, auto precision); TrioSeq H100 Table I for comparison\n")
+        srows = single(rng, [int(x) for x in args.single.split(",") if x], log)
+        log("\n| L | kernel ms | call ms | TrioSeq H100 ms |")
+        log("|---:|---:|---:|---:|")
+        for L, t, wall in srows:
+            log(f"| {L} | {t * 1e3:.3f} | {wall * 1e3:.3f} | {PAPER.get(L, '')} |")
+    _write(args.out, lines)
+    return 0
+
+
+def _write(path, lines):
+    if path:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,141 @@
+"""``trimsa run``: outputs, formats, and bad input (one stderr line, exit 2, no file)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from Bio import AlignIO, SeqIO
+
+from trimsa.cli import main
+
+DATA = Path(__file__).parent / "data"
+INPUT = DATA / "msa16_input.fa"
+
+
+def records(path):
+    return [(r.id, str(r.seq)) for r in SeqIO.parse(path, "fasta")]
+
+
+def test_run_fasta_to_file_and_tree(tmp_path, capsys):
+    out = tmp_path / "out.fa"
+    tree = tmp_path / "g.nwk"
+    assert main(["run", str(INPUT), "-o", str(out), "--tree-out", str(tree), "-q"]) == 0
+    got = records(out)
+    assert [(n, s.replace("-", "")) for n, s in got] == records(INPUT)
+    assert len({len(s) for _, s in got}) == 1
+    assert tree.read_text().startswith("(") and tree.read_text().rstrip().endswith(";")
+    assert capsys.readouterr().err == ""
+
+
+def test_run_stdout_and_verbose(capsys):
+    assert main(["run", str(INPUT), "-v", "--threads", "1"]) == 0
+    cap = capsys.readouterr()
+    assert cap.out.startswith(">S1")
+    assert "merge" in cap.err and "total" in cap.err
+
+
+@pytest.mark.parametrize("fmt, bio", [("clustal", "clustal"), ("phylip", "phylip-relaxed"),
+                                      ("stockholm", "stockholm"), ("nexus", "nexus")])
+def test_run_formats(tmp_path, fmt, bio):
+    out = tmp_path / f"out.{fmt}"
+    assert main(["run", str(INPUT), "-o", str(out), "--format", fmt]) == 0
+    aln = AlignIO.read(out, bio)
+    assert [r.id for r in aln] == [n for n, _ in records(INPUT)]
+
+
+def test_run_guide_tree_and_gap_options(tmp_path):
+    out = tmp_path / "out.fa"
+    assert main(["run", str(INPUT), "-o", str(out), "--guide-tree", str(DATA / "msa16_tree.nwk"),
+                 "--gap-open", "-4", "--gap-extend", "-1.5", "--method", "nj"]) == 0
+    assert [(n, s.replace("-", "")) for n, s in records(out)] == records(INPUT)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_run_few_sequences(tmp_path, n):
+    inp = tmp_path / "in.fa"
+    seqs = [("a", "ACGTTGCA"), ("b", "ACTTGCA"), ("c", "ACGTTGGCA")][:n]
+    inp.write_text("".join(f">{a}\n{s}\n" for a, s in seqs))
+    out = tmp_path / "out.fa"
+    assert main(["run", str(inp), "-o", str(out)]) == 0
+    assert [(a, s.replace("-", "")) for a, s in records(out)] == seqs
+
+
+BAD = {
+    "not-fasta": "hello world\n",
+    "empty": "",
+    "duplicate": ">a\nACGT\n>a\nACGA\n",
+    "illegal": ">a\nACGT\n>b\nAC!T\n",
+    "aligned": ">a\nAC-T\n>b\nACGT\n",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(BAD))
+def test_bad_input(tmp_path, capsys, kind):
+    inp = tmp_path / "in.fa"
+    inp.write_text(BAD[kind])
+    out = tmp_path / "out.fa"
+    assert main(["run", str(inp), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "error" in err
+    assert not out.exists()
+    assert list(tmp_path.iterdir()) == [inp]
+
+
+@pytest.mark.parametrize("args, words", [
+    (["run", "/no/such/file.fa"], "no such file"),
+    (["run", str(INPUT), "--format", "msf"], "--format"),
+    (["run", str(INPUT), "--threads", "-1"], "--threads"),
+    (["run", str(INPUT), "--gap-open", "3"], "gap-open"),
+    (["run", str(INPUT), "--guide-tree", "/no/tree.nwk"], "no such file"),
+])
+def test_bad_options(tmp_path, capsys, args, words):
+    out = tmp_path / "out.fa"
+    assert main(args + ["-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and words in err
+    assert not out.exists()
+
+
+def test_bad_guide_tree_names(tmp_path, capsys):
+    tree = tmp_path / "t.nwk"
+    tree.write_text("(S1,(S2,NOPE));\n")
+    out = tmp_path / "out.fa"
+    assert main(["run", str(INPUT), "--guide-tree", str(tree), "-o", str(out)]) == 2
+    assert "NOPE" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_python_dash_m(tmp_path):
+    out = tmp_path / "out.fa"
+    root = Path(__file__).resolve().parents[1]
+    r = subprocess.run([sys.executable, "-m", "trimsa", "run", str(INPUT), "-o", str(out)],
+                       capture_output=True, text=True, cwd=root)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == ""  # no progress bar when stderr is not a terminal
+    assert len(records(out)) == 16
+
+
+def test_gap_option_reaches_three_way_and_progressive(tmp_path):
+    inp = tmp_path / "in.fa"
+    inp.write_text(">a\nACGTTGCAAT\n>b\nACTTGCAT\n>c\nACGTTGGCAT\n")
+    out = tmp_path / "out.fa"
+    assert main(["run", str(inp), "-o", str(out), "--gap", "-3"]) == 0
+    from trimsa.scoring import Scoring
+    from trimsa.triplet import align_triplet
+
+    ref = align_triplet("ACGTTGCAAT", "ACTTGCAT", "ACGTTGGCAT", scoring=Scoring.dna(gap=-3))
+    assert [s for _, s in records(out)] == list(ref.rows)
+    assert main(["run", str(INPUT), "-o", str(out), "--gap", "2"]) == 2
+
+
+def test_phylo_workflow_example(tmp_path):
+    root = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, PYTHONPATH=str(root))
+    r = subprocess.run([sys.executable, str(root / "examples" / "phylo_workflow.py"), "",
+                        str(tmp_path / "out")], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    assert "SPFN" in r.stdout and (tmp_path / "out" / "aln.phy").exists()

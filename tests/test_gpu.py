@@ -1,0 +1,328 @@
+"""GPU triplet kernels: bit-identical to the CPU engine; planning checked without a GPU."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from trimsa import alphabet as _alphabet
+from trimsa.errors import BackendUnavailableError
+from trimsa.scoring import Scoring
+from trimsa.triplet import _cpu, _gpu_plan as plan
+from trimsa.triplet._synthetic import random_set
+
+MODES = (0, 1, 2)
+
+
+def cpu_scores(seqs, trip, mode, sc):
+    out = np.empty(trip.shape[0], dtype=np.int64)
+    _cpu.score_batch(seqs.codes, seqs.offsets, trip.astype(np.int32), sc.table,
+                     np.int32(sc.gap), mode, mode, out, 8)
+    return out
+
+
+# -- CPU-side: planning ---------------------------------------------------------
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 40), min_size=3, max_size=12), st.integers(0, 2**31 - 1))
+def test_order_matches_cpu_ordering(lengths, seed):
+    rng = np.random.default_rng(seed)
+    lengths = np.array(lengths)
+    trip = rng.integers(0, lengths.size, size=(30, 3))
+    idx, lens = plan.order(lengths, trip)
+    for t in range(trip.shape[0]):
+        s = list(trip[t])
+        ln = [lengths[x] for x in s]
+        for x, y in ((0, 1), (1, 2), (0, 1)):   # the swaps of _cpu.score_batch
+            if ln[x] > ln[y]:
+                s[x], s[y] = s[y], s[x]
+                ln[x], ln[y] = ln[y], ln[x]
+        assert list(idx[t]) == [s[2], s[0], s[1]]
+        assert list(lens[t]) == [ln[2], ln[0], ln[1]]
+
+
+def brute_bound(table, gap):
+    """Largest |column score| over every move and residue, padding code included."""
+    ext = plan.extended_tables(table, gap)[0]
+    k = ext.shape[0]
+    best = 0
+    for x in range(k):
+        for y in range(k):
+            for z in range(k):
+                for mv in range(1, 8):
+                    s = 0
+                    r = [(x if mv & 1 else None), (y if mv & 2 else None), (z if mv & 4 else None)]
+                    for u, v in ((0, 1), (0, 2), (1, 2)):
+                        if r[u] is not None and r[v] is not None:
+                            s += ext[r[u], r[v]]
+                        elif r[u] is not None or r[v] is not None:
+                            s += gap
+                    best = max(best, abs(s))
+    return best
+
+
+@pytest.mark.parametrize("sc", [Scoring.dna(), Scoring.dna(5, -4, -7), Scoring.dna(1, -1, 3)])
+def test_column_bound_covers_every_column(sc):
+    m = plan.column_bound(sc.table, sc.gap)
+    assert m >= brute_bound(sc.table, sc.gap)
+    assert m <= 3 * int(np.abs(plan.extended_tables(sc.table, sc.gap)).max()) + 2 * abs(sc.gap)
+
+
+def test_fits_bound_is_exact_threshold():
+    m = 7
+    # (nl + jpad + kpad) * M + 2 M <= 32767  <=>  nl + jpad + kpad <= 32767 // 7 - 2
+    edge = 32767 // m - 2
+    assert plan.fits(edge - 20, 10, 10, m)
+    assert not plan.fits(edge - 19, 10, 10, m)
+    # the sentinel: NEG + M must be below every real value
+    neg = plan.neg_sentinel(m, 16)
+    b = edge * m
+    assert neg + m < -b and neg - m >= -32768 and b + m <= 32767
+
+
+def test_plan_covers_each_triplet_once_and_routes_overflow():
+    rng = np.random.default_rng(1)
+    hi = np.where(rng.random(3000) < 0.5, 60, 1200)
+    lens = np.sort(rng.integers(0, hi[:, None], size=(3000, 3)), axis=1)[:, [2, 0, 1]]
+    m = plan.column_bound(Scoring.dna(40, -30, -50).table, -50)
+    for mode in MODES:
+        for prec in plan.PRECISIONS:
+            launches, trivial = plan.plan(lens, mode, m, prec)
+            seen = np.concatenate([ln.items[ln.items >= 0] for ln in launches] + [np.flatnonzero(trivial)])
+            assert np.array_equal(np.sort(seen), np.arange(lens.shape[0]))
+            g = 1 if mode == 0 else 0
+            for ln in launches:
+                if ln.bits == 16:
+                    assert prec != "int32"
+                    for row in ln.items:
+                        r = row[row >= 0]
+                        jp, kp = plan.padded(lens[r, 1].max(), lens[r, 2].max(), ln.shape)
+                        assert plan.fits(lens[r, 0].max() + g, jp, kp, m)
+                else:
+                    assert ln.lanes == 1
+            if prec == "int32":
+                assert all(ln.bits == 32 for ln in launches)
+            else:
+                assert any(ln.bits == 32 for ln in launches)   # long ones overflow 16 bits
+                assert any(ln.bits == 16 for ln in launches)
+
+
+def test_choose_shape_cheapest_cover():
+    def cost(c):
+        return c[0] * c[1] * c[2] * c[3] * plan.TILE_COST.get((c[0], c[1]), 1.0)
+
+    for rows in range(0, 40):
+        for cols in range(rows, 70):
+            s = plan.choose_shape(np.array([rows]), np.array([cols]))[0]
+            covers = [c for c in plan.CONFIGS[:-1]
+                      if max(rows, 1) <= c[0] * c[2] and max(cols, 1) <= c[1] * c[3]]
+            if covers:
+                assert plan.CONFIGS[s] in covers and s != plan.MULTI
+                assert cost(plan.CONFIGS[s]) == min(cost(c) for c in covers)
+            else:
+                assert s == plan.MULTI
+
+
+def test_scratch_only_for_multi_region():
+    lens = np.array([[10, 5, 8], [900, 300, 700]])
+    m = plan.column_bound(Scoring.dna().table, -2)
+    launches, _ = plan.plan(lens, 0, m, "int32")
+    by = {ln.shape: ln for ln in launches}
+    small = [ln for ln in launches if ln.shape != plan.MULTI][0]
+    assert plan.scratch_words(small, lens, 0) == (0, 0, 0)
+    words, nl, kw = plan.scratch_words(by[plan.MULTI], lens, 0)
+    tj, tk, p, q = plan.CONFIGS[plan.MULTI]
+    assert nl == 901 and kw >= 701 and words == 2 * nl * (kw + p * tj + 1)
+
+
+def test_import_error_path(monkeypatch):
+    from trimsa.triplet import _gpu
+
+    monkeypatch.setitem(sys.modules, "cupy", None)
+    assert _gpu.available() is None
+    with pytest.raises(BackendUnavailableError) as e:
+        _gpu.require()
+    msg = str(e.value)
+    assert "CuPy" in msg and "install" in msg and "\n" not in msg
+
+
+# -- GPU: bit-identical to the CPU ----------------------------------------------
+
+def _gpu_or_skip():
+    from trimsa.triplet import _gpu
+
+    if _gpu.available() is None:
+        pytest.skip("no CuPy or no GPU")
+    return _gpu
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("prec", ["int32", "int16"])
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("kind", ["dna", "protein"])
+def test_gpu_equals_cpu_mixed(kind, mode, prec):
+    _gpu = _gpu_or_skip()
+    rng = np.random.default_rng()
+    alpha = _alphabet.get(kind)
+    sc = Scoring.dna() if kind == "dna" else Scoring.protein("BLOSUM62")
+    lens = np.concatenate([rng.integers(1, 301, size=60), [1, 2, 3, 500, 700]])
+    seqs = random_set(rng, lens, alpha)
+    trip = rng.integers(0, len(seqs), size=(800, 3))
+    trip[:5] = [[60, 61, 62], [61, 61, 61], [63, 64, 0], [62, 63, 1], [0, 0, 0]]
+    st_ = {}
+    got = _gpu.score_triplets(seqs, trip, mode, sc, precision=prec, stats=st_)
+    assert np.array_equal(got, cpu_scores(seqs, trip, mode, sc))
+    bits = {ln["bits"] for ln in st_["launches"]}
+    assert (bits == {32}) if prec == "int32" else (16 in bits)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("mode", MODES)
+def test_gpu_overflow_routes_to_32_bits(mode):
+    _gpu = _gpu_or_skip()
+    rng = np.random.default_rng()
+    sc = Scoring.dna(match=60, mismatch=-40, gap=-70)
+    seqs = random_set(rng, rng.integers(150, 600, size=8), _alphabet.get("dna"))
+    trip = rng.integers(0, 8, size=(40, 3))
+    st_ = {}
+    got = _gpu.score_triplets(seqs, trip, mode, sc, precision="int16", stats=st_)
+    assert np.array_equal(got, cpu_scores(seqs, trip, mode, sc))
+    assert 32 in {ln["bits"] for ln in st_["launches"]}
+    # identical sequences: the global score is 3 * match * L, far beyond 16 bits
+    same = random_set(rng, [400], _alphabet.get("dna"))
+    trip = np.array([[0, 0, 0]])
+    assert _gpu.score_triplets(same, trip, 0, sc, precision="int16")[0] == 3 * 60 * 400
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("prec", ["int32", "int16"])
+@pytest.mark.parametrize("mode", MODES)
+def test_gpu_split_columns_equal_cpu(mode, prec):
+    _gpu = _gpu_or_skip()
+    rng = np.random.default_rng()
+    seqs = random_set(rng, rng.integers(100, 700, size=6), _alphabet.get("protein"))
+    sc = Scoring.protein("BLOSUM62")
+    trip = rng.integers(0, 6, size=(5, 3))
+    st_ = {}
+    got = _gpu.score_triplets(seqs, trip, mode, sc, precision=prec, stats=st_)
+    assert any(ln["split"] for ln in st_["launches"])
+    assert np.array_equal(got, cpu_scores(seqs, trip, mode, sc))
+    again = _gpu.score_triplets(seqs, trip, mode, sc, precision=prec, split="never")
+    assert np.array_equal(again, got)
+
+
+@pytest.mark.gpu
+def test_gpu_through_api():
+    _gpu_or_skip()
+    from trimsa.triplet import score_triplets
+
+    rng = np.random.default_rng()
+    seqs = random_set(rng, rng.integers(1, 80, size=12), _alphabet.get("dna"))
+    for mode in ("global", "semiglobal", "local"):
+        assert np.array_equal(score_triplets(seqs, mode=mode, device="gpu"),
+                              score_triplets(seqs, mode=mode, device="cpu"))
+
+
+# -- CPU-side: the 16-bit rule against an emulation of wrapping arithmetic ------
+
+def _wrap16(x):
+    return ((x + 32768) & 0xFFFF) - 32768
+
+
+def _global_sweep(a, b, c, ext, gap, rows, cols, wrap):
+    """Global score over a padded (rows+1) x (cols+1) plane, adding as ``wrap`` does.
+
+    Cells outside the grid and the layer before the first are the kernel's
+    sentinel; residues past a sequence's end are the padding code. Every
+    ``H + column score`` goes through ``wrap`` (identity: exact integers).
+    """
+    m = plan.column_bound(ext[:-1, :-1], gap)
+    neg = plan.neg_sentinel(m, 16)
+    pad = ext.shape[0] - 1
+    la, lb, lc = len(a), len(b), len(c)
+    ra = list(a) + [pad] * 0
+    rb = list(b) + [pad] * (rows - lb)
+    rc = list(c) + [pad] * (cols - lc)
+    prev = [[neg] * (cols + 1) for _ in range(rows + 1)]
+    out = None
+    for i in range(la + 1):
+        cur = [[neg] * (cols + 1) for _ in range(rows + 1)]
+        x = ra[i - 1] if i else pad
+        for j in range(rows + 1):
+            y = rb[j - 1] if j else pad
+            for k in range(cols + 1):
+                z = rc[k - 1] if k else pad
+                if i == j == k == 0:
+                    cur[0][0] = 0
+                    continue
+                best = None
+                for di, dj, dk in ((1, 1, 1), (1, 1, 0), (1, 0, 1), (0, 1, 1), (1, 0, 0), (0, 1, 0), (0, 0, 1)):
+                    pi, pj, pk = i - di, j - dj, k - dk
+                    if pj < 0 or pk < 0:
+                        h = neg
+                    elif pi < 0:
+                        h = neg
+                    else:
+                        h = (prev if di else cur)[pj][pk]
+                    s = 0
+                    for u, v, du, dv in ((x, y, di, dj), (x, z, di, dk), (y, z, dj, dk)):
+                        s += ext[u, v] if du and dv else (gap if du or dv else 0)
+                    t = wrap(h + s)
+                    best = t if best is None else max(best, t)
+                cur[j][k] = best
+        prev = cur
+        if i == la:
+            out = cur[lb][lc]
+    return out
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**31 - 1))
+def test_16_bit_rule_exact_when_it_fits(seed):
+    rng = np.random.default_rng(seed)
+    match = int(rng.integers(100, 500))
+    sc = Scoring.dna(match, -int(rng.integers(50, 400)), -int(rng.integers(50, 400)))
+    ext = plan.extended_tables(sc.table, sc.gap)[0]
+    m = plan.column_bound(sc.table, sc.gap)
+    a, b, c = (list(rng.integers(0, 4, size=int(rng.integers(0, 5)))) for _ in range(3))
+    rows, cols = len(b) + int(rng.integers(0, 3)), len(c) + int(rng.integers(0, 3))
+    exact = _global_sweep(a, b, c, ext, sc.gap, len(b), len(c), lambda v: v)
+    if plan.fits(len(a) + 1, rows, cols, m):
+        assert _global_sweep(a, b, c, ext, sc.gap, rows, cols, _wrap16) == exact
+
+
+def test_16_bit_rule_rejects_a_real_overflow():
+    sc = Scoring.dna(900, -900, -900)
+    ext = plan.extended_tables(sc.table, sc.gap)[0]
+    m = plan.column_bound(sc.table, sc.gap)
+    a = [0, 1, 2, 3] * 3 + [0]                  # three identical sequences of 13
+    exact = _global_sweep(a, a, a, ext, sc.gap, 13, 13, lambda v: v)
+    assert exact == 13 * 3 * 900 > 32767
+    assert _global_sweep(a, a, a, ext, sc.gap, 13, 13, _wrap16) != exact   # 16 bits would be wrong
+    assert not plan.fits(14, 13, 13, m)                                     # and the rule says so
+
+
+def test_split_plan_columns_and_offsets():
+    from trimsa.triplet import _gpu
+
+    lens = np.array([[1024, 1024, 1024], [700, 300, 500], [20, 5, 10]])
+    launch = plan.Launch(plan.MULTI, 32, np.array([[0], [1], [2]]))
+    tj, tk, p, q = plan.SPLIT
+    colmap, kwords, nflags, words, nl, kw = _gpu._split_plan(launch, lens, 0, 4096)
+    nk = [-(-max(c, 1) // (q * tk)) for c in lens[:, 2]]
+    nj = [-(-max(r, 1) // (p * tj)) for r in lens[:, 1]]
+    assert colmap.shape == (sum(nk), 4)
+    assert list(colmap[:, 0]) == [x for x in range(3) for _ in range(nk[x])]
+    assert all(list(colmap[colmap[:, 0] == x, 1]) == list(range(nk[x])) for x in range(3))
+    sizes = [nk[x] * nj[x] * (lens[x, 0] + 1) * (p * tj + 1) for x in range(3)]
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    assert [colmap[colmap[:, 0] == x, 2][0] for x in range(3)] == list(starts)
+    assert kwords == sum(sizes) and nflags == sum(nk[x] * nj[x] * p for x in range(3))
+    assert nl == 1025 and words == 2 * nl * (kw + p * tj + 1)
+    # too many column jobs to be resident at once, or a full GPU: no split
+    assert _gpu._split_plan(launch, lens, 0, sum(nk) - 1) is None
+    assert _gpu._split_plan(launch, lens, 0, 16) is None

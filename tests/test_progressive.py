@@ -1,0 +1,386 @@
+"""The progressive aligner: profile DP against a brute-force reference, and alignments."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from trimsa.errors import InputFormatError, OptionError
+from trimsa.progressive import _cpu, engine
+from trimsa.progressive.api import Aligner, align
+
+DATA = Path(__file__).parent / "data"
+
+
+# -- a brute-force reference for the profile DP --------------------------------
+def all_paths(la, lb):
+    """Every alignment path of two profiles (0 both, 1 A only, 2 B only)."""
+    if la == 0 and lb == 0:
+        yield ()
+        return
+    if la and lb:
+        for p in all_paths(la - 1, lb - 1):
+            yield p + (0,)
+    if la:
+        for p in all_paths(la - 1, lb):
+            yield p + (1,)
+    if lb:
+        for p in all_paths(la, lb - 1):
+            yield p + (2,)
+
+
+def path_score(path, S, ra, rb, oa, ob, go, ge):
+    """The score the model gives one path, computed column by column."""
+    la, lb = S.shape
+    i = j = 0
+    total = 0.0
+    prev = 0
+    for op in path:
+        if op == 0:
+            total += S[i, j]
+            i += 1
+            j += 1
+        elif op == 1:
+            if prev != 1:
+                total -= go * ra[i] * ob[j]
+            total -= ge * ra[i]
+            i += 1
+        else:
+            if prev != 2:
+                total -= go * rb[j] * oa[i]
+            total -= ge * rb[j]
+            j += 1
+        prev = op
+    return total
+
+
+profiles = st.tuples(st.integers(0, 4), st.integers(0, 4), st.integers(0, 2**31 - 1))
+
+
+@settings(max_examples=60, deadline=None)
+@given(profiles, st.sampled_from([(3.0, 1.0), (0.0, 1.0), (5.0, 0.5)]))
+def test_profile_dp_matches_brute_force(dims, costs):
+    la, lb, seed = dims
+    if la + lb == 0:
+        return
+    rng = np.random.default_rng(seed)
+    S = rng.uniform(-2, 2, (la, lb)).astype(np.float32)
+    ra = rng.uniform(0.05, 1, la).astype(np.float32)
+    rb = rng.uniform(0.05, 1, lb).astype(np.float32)
+    oa = rng.uniform(0, 1, la + 1).astype(np.float32)
+    ob = rng.uniform(0, 1, lb + 1).astype(np.float32)
+    go, ge = costs
+    if seed % 2:  # scores through the extra matrix
+        GA, FB, extra = np.zeros((la, 1), np.float32), np.zeros((lb, 1), np.float32), S
+    else:  # scores as GA . FB with FB the identity
+        GA, FB, extra = S.copy(), np.eye(lb, dtype=np.float32), np.zeros((0, 0), np.float32)
+    out = np.empty(la + lb, np.int8)
+    npath, score = _cpu.profile_dp(GA, FB, extra, ra, rb, oa, ob, np.float32(go), np.float32(ge),
+                                   out)
+    path = out[:npath]
+    best = max(path_score(p, S, ra, rb, oa, ob, go, ge) for p in all_paths(la, lb))
+    assert score == pytest.approx(best, abs=1e-3)
+    # the path returned is a valid alignment path achieving the score
+    assert int((path != 2).sum()) == la and int((path != 1).sum()) == lb
+    assert path_score(tuple(path), S, ra, rb, oa, ob, go, ge) == pytest.approx(best, abs=1e-3)
+
+
+def test_boundary_weights_follow_residue_runs():
+    # two sequences: ACG- and A-GT; column 2 has residues before it in one of them
+    F = np.zeros((4, 2), np.float32)
+    r = np.array([1.0, 0.5, 1.0, 0.5], np.float32)
+    both = np.array([1.0, 0.5, 0.5, 0.5], np.float32)
+    sc = engine.ProfileScoring(np.zeros((2, 2), np.float32), 3.0, 1.0, 0.5, True)
+    w = engine.boundary_weights(r, both, sc)
+    assert w.tolist() == [0.5, 0.5, 0.5, 0.5, 0.25]
+    plain = engine.boundary_weights(r, both, engine.ProfileScoring(F, 3.0, 1.0, 0.5, False))
+    assert plain.tolist() == [0.5, 1, 1, 1, 0.5]
+
+
+def test_path_maps():
+    path = np.array([0, 1, 2, 0, 2], np.int8)
+    ma, mb = np.empty(3, np.int64), np.empty(4, np.int64)
+    _cpu.path_maps(path, ma, mb)
+    assert ma.tolist() == [0, 1, 3]
+    assert mb.tolist() == [0, 2, 3, 4]
+
+
+# -- whole alignments ------------------------------------------------------------
+def evolve(n, length, seed):
+    """Random related DNA sequences (substitutions and short indels)."""
+    rnd = random.Random(seed)
+    root = [rnd.choice("ACGT") for _ in range(length)]
+    out = []
+    for i in range(n):
+        s = list(root)
+        for _ in range(rnd.randint(0, 6)):
+            p = rnd.randrange(len(s))
+            if rnd.random() < 0.5 and len(s) > 5:
+                del s[p:p + rnd.randint(1, 3)]
+            else:
+                s[p:p] = [rnd.choice("ACGT") for _ in range(rnd.randint(1, 3))]
+        for p in range(len(s)):
+            if rnd.random() < 0.1:
+                s[p] = rnd.choice("ACGT")
+        out.append((f"s{i}", "".join(s)))
+    return out
+
+
+def check_alignment(res, pairs):
+    assert res.names == tuple(n for n, _ in pairs)
+    width = len(res.rows[0])
+    assert all(len(r) == width for r in res.rows)
+    assert [r.replace("-", "") for r in res.rows] == [s for _, s in pairs]
+    if len(pairs) > 1 or width:
+        m = np.array([list(r) for r in res.rows])
+        assert not (m == "-").all(axis=0).any(), "all-gap column"
+
+
+@pytest.mark.parametrize("n, seed", [(4, 1), (9, 2), (20, 3), (33, 4)])
+def test_alignment_keeps_sequences(n, seed):
+    pairs = evolve(n, 60, seed)
+    res = align(pairs, threads=1)
+    check_alignment(res, pairs)
+    aln = res.alignment
+    assert [r.id for r in aln] == [n for n, _ in pairs]
+    assert len(res.tree.leaf_nodes()) == n
+    assert set(res.timings) >= {"guide tree", "merge"}
+
+
+def test_deterministic_across_runs_and_threads():
+    pairs = evolve(40, 80, 7)
+    a = align(pairs, threads=1).rows
+    b = align(pairs, threads=1).rows
+    c = align(pairs, threads=2).rows
+    assert a == b == c
+
+
+@pytest.mark.parametrize("pairs", [
+    pytest.param([("only", "ACGTTGCA")], id="one"),
+    pytest.param([("x", "ACGTTGCA"), ("y", "ACTTGCA")], id="two"),
+    pytest.param([("x", "ACGTTGCA"), ("y", "ACTTGCA"), ("z", "ACGTTGGCA")], id="three"),
+    pytest.param([("x", "A"), ("y", "ACGTACGTACGT"), ("z", "T"), ("w", "GGG")], id="unequal"),
+    pytest.param([("x", "ACGT"), ("y", "ACGT"), ("z", "ACGT"), ("w", "ACGT")], id="identical"),
+    pytest.param([("x", "ACNNT"), ("y", "ACRYT"), ("z", "acgt"), ("w", "ACGU")], id="ambiguous-case"),
+])
+def test_small_and_edge_cases(pairs):
+    res = align(pairs)
+    check_alignment(res, pairs)
+
+
+def test_three_sequences_use_exact_triplet():
+    from trimsa.triplet import align_triplet
+
+    pairs = [("x", "ACGTTGCAAT"), ("y", "ACTTGCAT"), ("z", "ACGTTGGCAT")]
+    res = align(pairs)
+    ref = align_triplet(*pairs)
+    assert res.rows == ref.rows
+    assert "3-way" in res.timings
+
+
+def test_guide_tree_from_file_and_true_tree():
+    res = Aligner(guide_tree=DATA / "msa16_tree.nwk").align(DATA / "msa16_input.fa")
+    from Bio import SeqIO
+    recs = [(r.id, str(r.seq)) for r in SeqIO.parse(DATA / "msa16_input.fa", "fasta")]
+    check_alignment(res, recs)
+    assert sorted(t.label for t in res.tree.taxon_namespace) == sorted(n for n, _ in recs)
+
+
+def test_guide_tree_must_cover_the_sequences(tmp_path):
+    bad = tmp_path / "t.nwk"
+    bad.write_text("(s0,(s1,s9));\n")
+    with pytest.raises(InputFormatError, match="s9"):
+        Aligner(guide_tree=bad).align(evolve(3, 20, 1) + [("s3", "ACGT")])
+
+
+def test_accuracy_on_simulated_set():
+    """On a 16-taxon AliSim set the alignment is close to the truth (SP >= 0.9)."""
+    from Bio import SeqIO
+    res = align(DATA / "msa16_input.fa")
+    true = {r.id: str(r.seq) for r in SeqIO.parse(DATA / "msa16_true.fa", "fasta")}
+
+    def pairs(rows):
+        cols = {}
+        for name, row in rows:
+            k = 0
+            for c, ch in enumerate(row):
+                if ch != "-":
+                    cols.setdefault(c, []).append((name, k))
+                    k += 1
+        return {(a, b) for v in cols.values() for a, b in itertools.combinations(sorted(v), 2)}
+
+    t = pairs(true.items())
+    e = pairs(zip(res.names, res.rows))
+    assert len(t & e) / len(t) > 0.9 and len(t & e) / len(e) > 0.9
+
+
+def test_aligner_repr_and_options():
+    assert repr(Aligner()) == "Aligner()"
+    assert repr(Aligner(threads=2, gap_open=-4)) == "Aligner(threads=2, gap_open=-4)"
+    with pytest.raises(OptionError):
+        Aligner(method="xx")
+    with pytest.raises(OptionError):
+        Aligner(threads=-1)
+    with pytest.raises(OptionError):
+        Aligner(gap_open=2)
+    with pytest.raises(OptionError):
+        Aligner(device="tpu")
+
+
+def test_write_formats(tmp_path):
+    from Bio import AlignIO
+
+    pairs = evolve(5, 40, 3)
+    res = align(pairs)
+    for fmt, bio in [("fasta", "fasta"), ("clustal", "clustal"), ("phylip", "phylip-relaxed"),
+                     ("stockholm", "stockholm"), ("nexus", "nexus")]:
+        out = tmp_path / f"a.{fmt}"
+        res.write(out, fmt)
+        back = AlignIO.read(out, bio)
+        assert [r.id for r in back] == list(res.names)
+        assert [str(r.seq) for r in back] == list(res.rows)
+    with pytest.raises(OptionError):
+        res.write(tmp_path / "x", "msf")
+    assert not (tmp_path / "x").exists()
+
+
+def test_tree_weights_share_branches():
+    # ((a:1,b:1):2,c:3): a and b share the branch of length 2
+    t = engine.GuideTree(3, [(0, 1), (3, 2)], np.array([1.0, 1.0, 3.0, 2.0, 0.0]), 4)
+    assert engine.tree_weights(t).tolist() == [2.0, 2.0, 3.0]
+
+
+def test_binary_resolves_multifurcations():
+    t = engine.GuideTree(4, [(0, 1, 2, 3)], np.zeros(5), 4).binary()
+    assert all(len(c) == 2 for c in t.children)
+    assert len(t.postorder()) == 3
+
+
+# -- the consistency library ------------------------------------------------------
+def test_library_maps_are_mutual_inverses_and_match_pairwise_dp():
+    from trimsa.progressive.consistency import build_library
+
+    rng = np.random.default_rng(5)
+    codes = [rng.integers(0, 4, rng.integers(3, 15)) for _ in range(5)]
+    table = np.where(np.eye(4, dtype=bool), 1.0, -1.0)
+    lib = build_library(codes, table, 3.0, 1.0, 0.5)
+    for s in range(5):
+        for t in range(5):
+            if s == t:
+                continue
+            mst = lib.maps[lib.map_off[s, t]:lib.map_off[s, t] + codes[s].size]
+            mts = lib.maps[lib.map_off[t, s]:lib.map_off[t, s] + codes[t].size]
+            for x, y in enumerate(mst):
+                if y >= 0:
+                    assert mts[y] == x
+            assert sorted(y for y in mst if y >= 0) == [y for y in mst if y >= 0]
+            # the same pairing as the profile DP on one-hot profiles
+            fa = np.zeros((codes[s].size, 5), np.float32)
+            fa[np.arange(codes[s].size), codes[s]] = 1
+            fb = np.zeros((codes[t].size, 5), np.float32)
+            fb[np.arange(codes[t].size), codes[t]] = 1
+            sc = engine.make_profile_scoring(table, np.arange(4), 3.0, 1.0, 0.5, 1.0)
+            path, _score, ma, mb = engine.align_profiles(fa, fb, sc)
+            if s < t:
+                expect = [-1] * codes[s].size
+                inv = {c: j for j, c in enumerate(mb)}
+                for x, c in enumerate(ma):
+                    expect[x] = inv.get(c, -1)
+                assert list(mst) == expect
+
+
+@pytest.mark.parametrize("witnesses", [None, [2], [0, 3], []])
+def test_consistency_scores_against_slow_reference(witnesses):
+    from trimsa.progressive.consistency import build_library
+
+    rng = np.random.default_rng(9)
+    codes = [rng.integers(0, 4, rng.integers(4, 9)) for _ in range(4)]
+    table = np.where(np.eye(4, dtype=bool), 1.0, -1.0)
+    lib = build_library(codes, table, 3.0, 1.0, 0.5, witnesses=witnesses)
+    wit = [0, 1, 2, 3] if witnesses is None else witnesses
+    w = np.array([1.0, 2.0, 0.5, 1.5])
+    mem_a, mem_b = np.array([0, 2]), np.array([1, 3])
+    la, lb = codes[0].size, codes[1].size
+    # put A's rows and B's rows in columns: each sequence's residues in order
+    lib.pos[:] = np.concatenate([np.arange(c.size) for c in codes])
+    la = max(codes[0].size, codes[2].size)
+    lb = max(codes[1].size, codes[3].size)
+    got = lib.scores(la, lb, mem_a, mem_b, w)
+
+    def amap(s, t):
+        return lib.maps[lib.map_off[s, t]:lib.map_off[s, t] + codes[s].size]
+
+    ref = np.zeros((la, lb))
+    wa, wb = w[mem_a].sum(), w[mem_b].sum()
+    for s in mem_a:
+        for t in mem_b:
+            voters = [u for u in wit if u not in (s, t)]
+            f = w[s] * w[t] / (wa * wb) / (1 + len(voters))
+            for x, y in enumerate(amap(s, t)):
+                if y >= 0:
+                    ref[x, y] += f * lib.ident[s, t]
+            for u in voters:
+                for x, z in enumerate(amap(s, u)):
+                    if z >= 0 and amap(u, t)[z] >= 0:
+                        ref[x, amap(u, t)[z]] += f * min(lib.ident[s, u], lib.ident[u, t])
+    assert np.allclose(got, ref, atol=1e-5)
+
+
+def test_consistency_off_and_on_both_keep_sequences():
+    pairs = evolve(12, 50, 11)
+    a = align(pairs, consistency=0)
+    b = align(pairs, consistency=3)
+    check_alignment(a, pairs)
+    check_alignment(b, pairs)
+    assert "library" in b.timings and "library" not in a.timings
+    assert "library" not in align(pairs, max_library_cells=10).timings
+    check_alignment(align(pairs, max_witnesses=3), pairs)
+
+
+def test_pick_witnesses_spreads_along_the_order():
+    from trimsa.progressive.consistency import pick_witnesses
+
+    order = [5, 3, 9, 0, 1, 2, 4, 6, 7, 8]
+    assert pick_witnesses(10, order, None).tolist() == list(range(10))
+    assert pick_witnesses(10, order, 2).tolist() == [5, 8]
+    assert pick_witnesses(10, order, 0).tolist() == []
+
+
+def test_top_level_api_accepts_records_pairs_and_paths(tmp_path):
+    import trimsa
+    from Bio.Seq import Seq
+    from Bio.SeqRecord import SeqRecord
+
+    pairs = evolve(6, 40, 21)
+    recs = [SeqRecord(Seq(s), id=n, description="") for n, s in pairs]
+    path = tmp_path / "in.fa"
+    path.write_text("".join(f">{n}\n{s}\n" for n, s in pairs))
+    a = trimsa.align(pairs)
+    b = trimsa.Aligner().align(recs)
+    c = trimsa.Aligner().align(str(path))
+    assert a.rows == b.rows == c.rows
+    assert isinstance(a, trimsa.AlignmentResult)
+
+
+def test_protein_input():
+    pairs = [("p1", "MKTAYIAKQRQISFVKSHFSRQ"), ("p2", "MKTAYIAKQRQISFVKSHFSRQLEER"),
+             ("p3", "MKTAYIAKQISFVKSHFSRQ"), ("p4", "MRTAYIAKQRQISFVKAHFSRQ")]
+    res = align(pairs)
+    check_alignment(res, pairs)
+    assert res.alphabet == "protein"
+    assert res.alignment[0].annotations["molecule_type"] == "protein"
+
+
+def test_oversized_dp_is_refused(monkeypatch):
+    from trimsa.errors import TrimsaError
+
+    monkeypatch.setattr(engine, "MAX_DP_CELLS", 100)
+    with pytest.raises(TrimsaError, match="traceback"):
+        align([("a", "ACGT" * 5), ("b", "ACGA" * 5), ("c", "ACG"), ("d", "ACGTT" * 4)],
+              consistency=0)

@@ -1,0 +1,388 @@
+"""Tests of trimsa.tree: least squares, banded kernels, NJ/UPGMA, sampling, CLI."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import dendropy
+import numpy as np
+import pytest
+from dendropy.calculate import treecompare
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from trimsa import cli
+from trimsa.errors import OptionError, TooFewSequencesError
+from trimsa.io import as_sequence_set
+from trimsa.scoring import Scoring
+from trimsa.tree import (
+    band_pair_scores,
+    band_triplet_scores,
+    build_guide_tree,
+    ls_all_triplets,
+    ls_triplets,
+    neighbor_joining,
+    sample_triplets,
+    to_newick,
+    upgma,
+)
+from trimsa.triplet import all_triplets, score_triplets
+
+DATA = Path(__file__).parent / "data"
+N16 = DATA / "tree_N16_h0.5.fa"        # copied from shared/data/sim/msa-N16-h0.5/input.fa
+
+
+# -- helpers -----------------------------------------------------------------------
+
+def random_tree(n, rng, *, ultrametric=False):
+    """A random binary tree on taxa t0..t{n-1} with positive branch lengths.
+
+    Built by joining random pairs of subtrees; ultrametric trees join at
+    increasing heights.
+    """
+    tns = dendropy.TaxonNamespace([f"t{i}" for i in range(n)])
+    nodes = [dendropy.Node(taxon=tns[i]) for i in range(n)]
+    height = {id(x): 0.0 for x in nodes}
+    h = 0.0
+    while len(nodes) > 1:
+        i, j = sorted(rng.choice(len(nodes), 2, replace=False))
+        b, a = nodes.pop(j), nodes.pop(i)
+        parent = dendropy.Node()
+        if ultrametric:
+            h += rng.uniform(0.05, 1.0)
+            for c in (a, b):
+                c.edge_length = h - height[id(c)]
+            height[id(parent)] = h
+        else:
+            a.edge_length = rng.uniform(0.05, 1.0)
+            b.edge_length = rng.uniform(0.05, 1.0)
+        parent.add_child(a)
+        parent.add_child(b)
+        nodes.append(parent)
+    return dendropy.Tree(seed_node=nodes[0], taxon_namespace=tns, is_rooted=ultrametric)
+
+
+def patristic(tree, names):
+    pdm = tree.phylogenetic_distance_matrix()
+    tx = {t.label: t for t in tree.taxon_namespace}
+    n = len(names)
+    D = np.zeros((n, n))
+    for i in range(n):
+        for j in range(i + 1, n):
+            D[i, j] = D[j, i] = pdm(tx[names[i]], tx[names[j]])
+    return D
+
+
+def rf(a, b, *, rooted=False):
+    tns = a.taxon_namespace
+    b2 = dendropy.Tree.get(data=to_newick(b), schema="newick", taxon_namespace=tns,
+                           rooting="force-rooted" if rooted else "force-unrooted")
+    a2 = dendropy.Tree(a)
+    a2.is_rooted = rooted
+    a2.encode_bipartitions()
+    b2.encode_bipartitions()
+    return treecompare.symmetric_difference(a2, b2)
+
+
+def random_seqs(n, length, seed):
+    rng = np.random.default_rng(seed)
+    base = rng.choice(list("ACGT"), length)
+    out = []
+    for i in range(n):
+        s = base.copy()
+        flip = rng.random(length) < 0.1 + 0.02 * i
+        s[flip] = rng.choice(list("ACGT"), flip.sum())
+        keep = rng.random(length) > 0.05
+        out.append((f"s{i}", "".join(s[keep])))
+    return out
+
+
+# -- least squares -------------------------------------------------------------------
+
+def dense_lstsq(n, scores):
+    trip = all_triplets(n)
+    iu, ju = np.triu_indices(n, 1)
+    col = {(a, b): c for c, (a, b) in enumerate(zip(iu, ju))}
+    A = np.zeros((len(trip), len(iu)))
+    for r, (i, j, k) in enumerate(trip):
+        A[r, col[i, j]] = A[r, col[i, k]] = A[r, col[j, k]] = 1
+    x = np.linalg.lstsq(A, scores, rcond=None)[0]
+    E = np.zeros((n, n))
+    E[iu, ju] = x
+    E[ju, iu] = x
+    return E
+
+
+@pytest.mark.parametrize("n", [3, 4, 5, 6, 9, 12])
+def test_closed_form_equals_lstsq(n):
+    rng = np.random.default_rng(n)
+    scores = rng.normal(0, 50, n * (n - 1) * (n - 2) // 6)
+    np.testing.assert_allclose(ls_all_triplets(n, scores), dense_lstsq(n, scores), atol=1e-8)
+
+
+def model_scores(n, rng, mean, sd):
+    """Random symmetric pair scores and the additive-model scores of all triplets."""
+    s = rng.normal(mean, sd, (n, n))
+    s = np.triu(s, 1) + np.triu(s, 1).T
+    trip = all_triplets(n)
+    return s, trip, s[trip[:, 0], trip[:, 1]] + s[trip[:, 0], trip[:, 2]] + s[trip[:, 1], trip[:, 2]]
+
+
+def test_closed_form_recovers_exact_model():
+    n = 10
+    s, trip, S = model_scores(n, np.random.default_rng(1), 0, 10)
+    np.testing.assert_allclose(ls_all_triplets(n, S), s, atol=1e-9)
+    np.testing.assert_allclose(ls_triplets(n, trip, S), s, atol=1e-6)
+
+
+def test_sampled_estimate_converges_to_full():
+    n = 14
+    rng = np.random.default_rng(5)
+    s, full_trip, S_all = model_scores(n, rng, 100, 20)
+    S_all = S_all + rng.normal(0, 5, len(full_trip))
+    lookup = {tuple(t): v for t, v in zip(full_trip.tolist(), S_all)}
+    full = ls_all_triplets(n, S_all)
+    prior = s + rng.normal(0, 15, (n, n))
+    prior = (prior + prior.T) / 2
+    iu, ju = np.triu_indices(n, 1)
+    errs = []
+    for m in (1, 2, 4, 8, n - 2):
+        trip, support = sample_triplets(-prior, m, 10 ** 9, seed=3)
+        assert (support[iu, ju] >= m).all()
+        S = np.array([lookup[tuple(t)] for t in trip.tolist()])
+        est = ls_triplets(n, trip, S, prior=prior, damp=1e-3)
+        errs.append(np.sqrt(np.mean((est - full)[iu, ju] ** 2)))
+    assert errs[-1] < 1e-2
+    assert errs[0] > errs[2] > errs[-1]
+
+
+def test_sample_triplets_deterministic_and_valid():
+    rng = np.random.default_rng(0)
+    D = rng.random((20, 20))
+    D = D + D.T
+    a, sa = sample_triplets(D, 3, 500, seed=4)
+    b, sb = sample_triplets(D, 3, 500, seed=4)
+    c, _ = sample_triplets(D, 3, 500, seed=5)
+    assert np.array_equal(a, b) and np.array_equal(sa, sb)
+    assert not np.array_equal(a, c)
+    assert (a[:, 0] < a[:, 1]).all() and (a[:, 1] < a[:, 2]).all()
+    assert len({tuple(t) for t in a.tolist()}) == len(a)
+    few, _ = sample_triplets(D, 3, 10, seed=4)
+    assert len(few) == 10
+
+
+# -- banded kernels --------------------------------------------------------------------
+
+seq_st = st.text(alphabet="ACGT", min_size=1, max_size=14)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(seq_st, min_size=3, max_size=3), st.integers(1, 6))
+def test_band_triplet_matches_exact(seqs, w):
+    ss = as_sequence_set(seqs)
+    exact = score_triplets(ss, [[0, 1, 2]])
+    wide = band_triplet_scores(ss, [[0, 1, 2]], band=16)
+    narrow = band_triplet_scores(ss, [[0, 1, 2]], band=w)
+    assert wide[0] == exact[0]
+    assert narrow[0] <= exact[0]
+    # the score does not depend on the order of the three
+    assert band_triplet_scores(ss, [[2, 0, 1]], band=w)[0] == narrow[0]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(seq_st, min_size=2, max_size=2), st.integers(1, 6))
+def test_band_pair_matches_biopython(seqs, w):
+    from Bio.Align import PairwiseAligner
+
+    sc = Scoring.dna()  # band_pair_scores uses the default scoring
+    al = PairwiseAligner(mode="global", match_score=int(sc.table[0, 0]),
+                         mismatch_score=int(sc.table[0, 1]), gap_score=sc.gap)
+    ss = as_sequence_set(seqs)
+    assert band_pair_scores(ss, [[0, 1]], band=16)[0] == al.score(*seqs)
+    assert band_pair_scores(ss, [[0, 1]], band=w)[0] <= al.score(*seqs)
+
+
+# -- NJ and UPGMA ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("n", [4, 7, 25])
+def test_nj_recovers_additive_tree(n, seed):
+    rng = np.random.default_rng(seed)
+    true = random_tree(n, rng)
+    names = [f"t{i}" for i in rng.permutation(n)]
+    D = patristic(true, names)
+    for root in (True, False):
+        est = neighbor_joining(D, names, root=root)
+        assert rf(true, est) == 0
+        # branch lengths are recovered too: same patristic distances
+        np.testing.assert_allclose(patristic(est, names), D, atol=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_upgma_on_ultrametric_distances(seed):
+    rng = np.random.default_rng(seed)
+    n = 12
+    true = random_tree(n, rng, ultrametric=True)
+    names = [f"t{i}" for i in rng.permutation(n)]
+    D = patristic(true, names)
+    est = upgma(D, names)
+    assert est.is_rooted
+    assert rf(true, est, rooted=True) == 0
+    np.testing.assert_allclose(patristic(est, names), D, atol=1e-9)
+
+
+def test_newick_one_line_rooted_non_negative():
+    rng = np.random.default_rng(2)
+    n = 9
+    D = rng.random((n, n)) * 3
+    D = D + D.T
+    names = ["a_b", "c", "d.e", "f-g", "h", "i", "j", "k", "l"]
+    for tree in (neighbor_joining(D, names), upgma(D, names)):
+        text = to_newick(tree)
+        assert "\n" not in text and text.endswith(";") and "[&" not in text
+        assert len(tree.seed_node.child_nodes()) == 2
+        assert all(e.length >= 0 for e in tree.postorder_edge_iter() if e.length is not None)
+        back = dendropy.Tree.get(data=text, schema="newick", preserve_underscores=True)
+        assert sorted(t.label for t in back.taxon_namespace) == sorted(names)
+        assert "-0" not in text.replace("f-g", "")
+
+
+def test_tree_matrix_errors():
+    with pytest.raises(OptionError):
+        neighbor_joining(np.zeros((3, 3)), ["a", "b"])
+    with pytest.raises(OptionError):
+        upgma(np.full((3, 3), np.nan), ["a", "b", "c"])
+
+
+# -- build_guide_tree --------------------------------------------------------------------
+
+def test_guide_tree_determinism_and_threads():
+    seqs = random_seqs(12, 60, 0)
+    kw = dict(triplets="sampled", m=2, band=8, time_budget=1000)
+    a = build_guide_tree(seqs, seed=1, threads=1, **kw)
+    b = build_guide_tree(seqs, seed=1, threads=2, **kw)
+    c = build_guide_tree(seqs, seed=1, threads=0, **kw)
+    assert a.newick() == b.newick() == c.newick()
+    assert np.array_equal(a.distances, b.distances)
+    assert a.triplets == "sampled" and a.n_triplets > 0 and a.min_support >= 2
+    assert a.pairs_supported == a.pairs_total
+    full = build_guide_tree(seqs, triplets="all", band=8)
+    assert full.n_triplets == 12 * 11 * 10 // 6 and full.min_support == 10
+    assert {t.label for t in full.tree.taxon_namespace} == {f"s{i}" for i in range(12)}
+
+
+def test_guide_tree_budget_limits_sampling():
+    seqs = random_seqs(30, 80, 3)
+    gt = build_guide_tree(seqs, triplets="auto", band=4, time_budget=1e-3)
+    assert gt.triplets == "sampled"
+    assert gt.n_triplets >= 1 and gt.pairs_supported < gt.pairs_total
+
+
+def test_guide_tree_exact_engine_small():
+    seqs = random_seqs(6, 20, 4)
+    gt = build_guide_tree(seqs, triplets="all", band=None)
+    assert gt.engine == "exact"
+    gt2 = build_guide_tree(seqs, triplets="all", band=64)   # band covers the cube: exact
+    np.testing.assert_allclose(gt.estimates, gt2.estimates)
+
+
+def test_guide_tree_bad_options():
+    seqs = random_seqs(5, 20, 0)
+    with pytest.raises(TooFewSequencesError):
+        build_guide_tree(seqs[:2])
+    with pytest.raises(OptionError):
+        build_guide_tree(seqs, m=4)
+    with pytest.raises(OptionError):
+        build_guide_tree(seqs, method="ml")
+    with pytest.raises(OptionError):
+        build_guide_tree(seqs, band=4, mode="local")
+
+
+def test_guide_tree_close_to_true_tree():
+    true = dendropy.Tree.get(path=str(DATA / "tree_N16_h0.5.nwk"), schema="newick")
+    gt = build_guide_tree(N16, triplets="sampled", m=3)
+    # 13 internal splits; pairwise-NJ and Clustal Omega get 0-1 wrong here
+    assert rf(true, gt.tree) <= 4
+
+
+# -- CLI ------------------------------------------------------------------------------------
+
+@pytest.fixture
+def run_cli(capsys):
+    def run(*argv):
+        code = cli.main(["tree", *map(str, argv)])
+        out = capsys.readouterr()
+        return code, out.out, out.err
+
+    return run
+
+
+def small_fasta(tmp_path, n, length=40):
+    p = tmp_path / "in.fa"
+    p.write_text("".join(f">{name}\n{s}\n" for name, s in random_seqs(n, length, 7)))
+    return p
+
+
+def test_cli_writes_tree(run_cli, tmp_path):
+    inp = small_fasta(tmp_path, 8)
+    out = tmp_path / "t.nwk"
+    code, _, err = run_cli(inp, "-o", out, "--band", "6", "-v", "--threads", "1")
+    assert code == 0
+    text = out.read_text()
+    assert text.count("\n") == 1 and text.strip().endswith(";")
+    tree = dendropy.Tree.get(data=text, schema="newick")
+    assert {t.label for t in tree.taxon_namespace} == {f"s{i}" for i in range(8)}
+    assert err.count("\n") == 1 and "triplets" in err
+    code, _, _ = run_cli(inp, "-o", tmp_path / "u.nwk", "--method", "upgma", "--band", "6",
+                         "--triplets", "sampled", "--m", "2")
+    assert code == 0
+
+
+@pytest.mark.parametrize("case", ["two", "m_high", "m_zero", "missing", "threads", "budget"])
+def test_cli_bad_input(run_cli, tmp_path, case):
+    out = tmp_path / "t.nwk"
+    inp = small_fasta(tmp_path, 2 if case == "two" else 5)
+    extra = {"m_high": ["--m", "4"], "m_zero": ["--m", "0"], "threads": ["--threads", "-1"],
+             "budget": ["--time-budget", "0"]}.get(case, [])
+    if case == "missing":
+        inp = tmp_path / "nope.fa"
+    code, _, err = run_cli(inp, "-o", out, *extra)
+    assert code == 2
+    assert err.count("\n") == 1 and err.startswith("trimsa tree: error:")
+    assert not out.exists()
+
+
+@pytest.mark.skipif(shutil.which("clustalo") is None, reason="clustalo not installed")
+@pytest.mark.parametrize("method", ["nj", "upgma"])
+def test_clustalo_accepts_tree(run_cli, tmp_path, method):
+    inp = small_fasta(tmp_path, 8)
+    out = tmp_path / "t.nwk"
+    assert run_cli(inp, "-o", out, "--method", method, "--band", "6")[0] == 0
+    res = subprocess.run(["clustalo", "-i", str(inp), f"--guidetree-in={out}", "-o",
+                          str(tmp_path / "aln.fa"), "--force"], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+
+
+def test_gpu_device_goes_through_score_triplets(monkeypatch):
+    """device="gpu" uses the exact engine via score_triplets(device="gpu") and the GPU rate."""
+    from trimsa.triplet import _gpu
+
+    calls = []
+
+    def fake_score(seqs, part, mode, scoring, out=None, **kwargs):
+        calls.append(len(part))
+        out[:] = score_triplets(seqs, part, scoring=scoring, device="cpu")
+
+    monkeypatch.setattr(_gpu, "available", lambda: "FakeGPU")
+    monkeypatch.setattr(_gpu, "require", lambda: None)
+    monkeypatch.setattr(_gpu, "score_triplets", fake_score)
+    seqs = random_seqs(7, 15, 9)
+    gt = build_guide_tree(seqs, device="gpu", time_budget=10)
+    assert gt.engine == "exact" and gt.triplets == "all" and gt.n_triplets == 35
+    assert sum(calls) >= 35
+    cpu = build_guide_tree(seqs, device="cpu", band=None, triplets="all")
+    np.testing.assert_allclose(gt.estimates, cpu.estimates)
+    with pytest.raises(OptionError):
+        build_guide_tree(seqs, device="gpu", band=8)

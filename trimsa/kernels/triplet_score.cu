@@ -1,0 +1,449 @@
+// Score-only exact 3-way alignment of many triplets (global, semiglobal, local).
+//
+// Layout (see docs/gpu.md). The three sequences of a triplet are renamed
+// A (layers, swept one at a time), B (plane rows j) and C (plane columns k).
+// A group of P x Q threads of one warp covers a region of (P*TJ) x (Q*TK)
+// cells of the (j, k) plane; thread (p, q) keeps a TJ x TK tile of the
+// previous layer in registers. The threads run an anti-diagonal wavefront:
+// thread (p, q) works p + q steps behind thread (0, 0) on the same layer, and
+// receives the bottom row of its upper neighbour and the right column of its
+// left neighbour, both of the current layer, through warp shuffles. One
+// step = one layer of one tile.
+//
+// A group streams its work without draining the wavefront: item after item
+// (a triplet, or two triplets in the 16-bit path), region after region,
+// layer after layer. A plane larger than one region is cut into regions
+// processed in row-major order; the faces between regions go through a
+// per-group scratch buffer in global memory (double-buffered by region
+// parity), written and read by the same warp with __syncwarp in between.
+//
+// Grid coordinates: row u = j - 1, column v = k - 1. The faces j = 0 and
+// k = 0 are the halos of the first region row / column: zero in semiglobal
+// and local mode; in global mode the threads on those edges compute them
+// (they are 2-D alignments of A with C and of A with B) one layer at a time,
+// beside their tiles, and the layer before the first is NEG. Cells past a triplet's
+// end hold a padding residue whose substitution score is min(gap, 0): with
+// gap <= 0 such cells never exceed a real cell (docs/gpu.md), so local mode
+// folds every cell unmasked; semiglobal and global read masked cells only.
+#include "dpx.cuh"
+
+#define TRIMSA_FULL 0xffffffffu
+
+template <class A, int TJ, int TK, int P, int Q, int MODE>
+__global__ void __launch_bounds__(128)
+triplet_score(const unsigned char* __restrict__ codes,
+              const long long* __restrict__ offsets,
+              const int* __restrict__ slots,   // (nitems * NH, 3): A, B, C sequence indices
+              const int* __restrict__ dst,     // (nitems * NH): row of res, or -1
+              int nitems,
+              const int* __restrict__ subtab,  // (2, KP, KP): sub, then its transpose
+              int KP, int gap, int neg,
+              int* __restrict__ res,
+              unsigned int* __restrict__ scratch, long long group_words, int nlmax,
+              int kwidth,
+              // split mode (colmap != nullptr): group g sweeps one region column
+              // colmap[g] = (item, column, kface offset, flag offset) of one triplet
+              // whose columns run concurrently; the k-faces between columns go
+              // through kface_g, each published layer by layer through flags.
+              const int4* __restrict__ colmap, int ncols,
+              unsigned int* __restrict__ kface_g, int* __restrict__ flags)
+{
+    typedef typename A::T T;
+    static_assert(TJ <= 8 && TK <= 8, "the semiglobal face switch handles tiles up to 8 x 8");
+    constexpr int NH = A::NH;
+    constexpr int GS = P * Q;
+    constexpr int I0 = (MODE == 0) ? 0 : 1;   // first layer swept
+    constexpr int KW2 = P * TJ + 1;      // row length of the k-face buffer
+
+    __shared__ int sub_s[2 * 32 * 32];
+    for (int x = threadIdx.x; x < 2 * KP * KP; x += blockDim.x) sub_s[x] = subtab[x];
+    __syncthreads();
+    const int* subN = sub_s;             // subN[b * KP + c] = sub[b][c]
+    const int* subT = sub_s + KP * KP;   // subT[a * KP + x] = sub[x][a]
+    const int PAD = KP - 1;
+
+    const int lane = threadIdx.x & 31;
+    const int gl = lane % GS;
+    const int p = gl / Q, q = gl % Q;
+    const int warp_id = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const int group = warp_id * (32 / GS) + lane / GS;
+    const int ngroups = ((gridDim.x * blockDim.x) >> 5) * (32 / GS);
+    unsigned int* jface = scratch + (long long)group * group_words;
+    unsigned int* kface = jface + 2LL * nlmax * kwidth;
+
+    const T g2 = A::splat(2 * gap);
+    const T mg4 = A::splat(-4 * gap);
+    const T init = A::splat(MODE == 0 ? neg : 0);
+
+    // ---- stream state -------------------------------------------------
+    const bool split = colmap != nullptr;
+    int item = group, Kfix = 0, foff = 0;
+    long long koff = 0;
+    if (split) {
+        item = nitems;
+        if (group < ncols) {
+            const int4 cm = colmap[group];
+            item = cm.x; Kfix = cm.y; koff = cm.z; foff = cm.w;
+        }
+    }
+    int J = 0, Kr = Kfix, i = I0;
+    int ready = 0;   // split mode: layers of the current left k-face known to be published
+    int la[NH], lb[NH], lc[NH], dsth[NH];
+    int offA[NH], offB[NH], offC[NH];   // the launcher keeps codes below 2^31
+    int maxla = 0, nJ = 1, nK = 1;
+
+    auto load_item = [&]() {
+        maxla = 0;
+        int mb = 0, mc = 0;
+#pragma unroll
+        for (int h = 0; h < NH; ++h) {
+            la[h] = 0; lb[h] = 0; lc[h] = 0; dsth[h] = -1;
+            offA[h] = offB[h] = offC[h] = 0;
+            if (item < nitems) {
+                const int* s = slots + 3LL * (item * NH + h);
+                int sa = s[0], sb = s[1], sc = s[2];
+                dsth[h] = dst[item * NH + h];
+                if (sa >= 0) {
+                    offA[h] = (int)offsets[sa]; la[h] = (int)(offsets[sa + 1] - offA[h]);
+                    offB[h] = (int)offsets[sb]; lb[h] = (int)(offsets[sb + 1] - offB[h]);
+                    offC[h] = (int)offsets[sc]; lc[h] = (int)(offsets[sc + 1] - offC[h]);
+                }
+            }
+            maxla = max(maxla, la[h]); mb = max(mb, lb[h]); mc = max(mc, lc[h]);
+        }
+        nJ = max(1, (mb + P * TJ - 1) / (P * TJ));
+        nK = max(1, (mc + Q * TK - 1) / (Q * TK));
+    };
+    load_item();
+
+    auto acode = [&](int h, int ii) -> int {
+        return (ii >= 1 && ii <= la[h]) ? (int)__ldg(codes + offA[h] + ii - 1) : PAD;
+    };
+    int anext[NH];
+#pragma unroll
+    for (int h = 0; h < NH; ++h) anext[h] = acode(h, i);
+
+    // ---- per-region tile constants -----------------------------------
+    unsigned bres[TJ], cres[TK];   // residue of half h in bits 8h..8h+7
+    T sbc2g[TJ][TK];
+    int rr[NH], cc[NH];           // row / column of the tile on the read faces, or -1
+    T best = A::splat(0);
+
+    // ---- layer state ---------------------------------------------------
+    T Hp[TJ][TK], Tp[TK + 1], Lp[TJ];
+    // the layer before a region's first: NEG (global) or the zero face i = 0
+    auto reset_layer = [&]() {
+#pragma unroll
+        for (int r = 0; r < TJ; ++r) {
+            Lp[r] = init;
+#pragma unroll
+            for (int c = 0; c < TK; ++c) Hp[r][c] = init;
+        }
+#pragma unroll
+        for (int c = 0; c <= TK; ++c) Tp[c] = init;
+    };
+    reset_layer();
+
+    const int delay = p + q;
+    int step = 0;
+    while (__any_sync(TRIMSA_FULL, item < nitems)) {
+        // -- receive the halos of the current layer from the neighbours --
+        T Tc[TK + 1], Lc[TJ];
+        {
+            T v = __shfl_up_sync(TRIMSA_FULL, Lp[TJ - 1], Q, GS);
+            Tc[0] = v;
+#pragma unroll
+            for (int c = 0; c < TK; ++c) Tc[c + 1] = __shfl_up_sync(TRIMSA_FULL, Hp[TJ - 1][c], Q, GS);
+#pragma unroll
+            for (int r = 0; r < TJ; ++r) Lc[r] = __shfl_up_sync(TRIMSA_FULL, Hp[r][TK - 1], 1, GS);
+        }
+        // global: the left neighbour's last cell of the edge row j = 0
+        T corner_left = init;
+        if (MODE == 0) corner_left = __shfl_up_sync(TRIMSA_FULL, Tp[TK], 1, GS);
+        const bool active = step >= delay && item < nitems;
+        ++step;
+        if (active) {
+            const int u0 = J * P * TJ + p * TJ;
+            const int k0 = Kr * Q * TK + q * TK;
+            const int li = i - I0;
+            if (i == I0) {
+                // new region: residues of the tile, B x C scores, masks
+#pragma unroll
+                for (int r = 0; r < TJ; ++r) bres[r] = 0;
+#pragma unroll
+                for (int c = 0; c < TK; ++c) cres[c] = 0;
+#pragma unroll
+                for (int h = 0; h < NH; ++h) {
+#pragma unroll
+                    for (int r = 0; r < TJ; ++r) {
+                        int bi = u0 + r;
+                        bres[r] |= (unsigned)((bi < lb[h]) ? (int)__ldg(codes + offB[h] + bi) : PAD) << (8 * h);
+                    }
+#pragma unroll
+                    for (int c = 0; c < TK; ++c) {
+                        int ci = k0 + c;
+                        cres[c] |= (unsigned)((ci < lc[h]) ? (int)__ldg(codes + offC[h] + ci) : PAD) << (8 * h);
+                    }
+                    // the cell read: row / column -1 is the edge face (global, empty B or C)
+                    int rl = lb[h] - 1 - u0, cl = lc[h] - 1 - k0;
+                    bool row_ok = (rl >= 0 && rl < TJ) || (rl == -1 && p == 0 && J == 0);
+                    bool col_ok = (cl >= 0 && cl < TK) || (cl == -1 && q == 0 && Kr == 0);
+                    if (MODE == 0) {
+                        rr[h] = (row_ok && col_ok) ? rl : -2;
+                        cc[h] = cl;
+                    } else {
+                        rr[h] = (rl >= 0 && rl < TJ) ? rl : -1;
+                        cc[h] = (cl >= 0 && cl < TK) ? cl : -1;
+                    }
+                }
+#pragma unroll
+                for (int r = 0; r < TJ; ++r)
+#pragma unroll
+                    for (int c = 0; c < TK; ++c) {
+                        int v[NH];
+#pragma unroll
+                        for (int h = 0; h < NH; ++h)
+                            v[h] = subN[((bres[r] >> (8 * h)) & 255) * KP + ((cres[c] >> (8 * h)) & 255)];
+                        sbc2g[r][c] = A::add(A::pack(v), g2);
+                    }
+                best = A::splat(0);
+                ready = 0;
+                reset_layer();
+            }
+            // -- halos at the region's edges: face buffers, or the faces j = 0 / k = 0 --
+            if (p == 0) {
+                if (J == 0) {
+                    // zero faces; in global mode the row is computed below from its corner
+#pragma unroll
+                    for (int c = 0; c <= TK; ++c) Tc[c] = A::splat(0);
+                    if (MODE == 0) Tc[0] = (q == 0 && Kr == 0) ? A::splat(2 * gap * i) : corner_left;
+                } else {
+                    const unsigned int* f = jface + ((long long)(J & 1) * nlmax + li) * kwidth + k0;
+#pragma unroll
+                    for (int c = 0; c <= TK; ++c) Tc[c] = (T)__ldcg(f + c);
+                }
+            }
+            if (q == 0) {
+                if (Kr == 0) {
+#pragma unroll
+                    for (int r = 0; r < TJ; ++r) Lc[r] = A::splat(0);
+                } else {
+                    const unsigned int* f = kface + ((long long)(Kr & 1) * nlmax + li) * KW2 + p * TJ;
+                    if (split && ready < li + 1) {
+                        // wait until the column to the left has published this layer
+                        const volatile int* fl = flags + foff + ((Kr - 1) * nJ + J) * P + p;
+                        while ((ready = *fl) < li + 1) { }
+                        __threadfence();
+                    }
+                    if (split) {
+                        f = kface_g + koff + ((long long)((Kr - 1) * nJ + J) * (maxla - I0 + 1) + li) * KW2 + p * TJ;
+                    }
+#pragma unroll
+                    for (int r = 0; r < TJ; ++r) Lc[r] = (T)__ldcg(f + 1 + r);
+                    if (p == 0) Tc[0] = (T)__ldcg(f);
+                }
+            }
+            // -- scores of this layer's residue of A against the tile --
+            T sab2g[TJ], sacm[TK], sac2g[TK];   // sab + 2g; sac - 4g; sac + 2g
+            {
+                int ac[NH];
+#pragma unroll
+                for (int h = 0; h < NH; ++h) ac[h] = anext[h] * KP;
+#pragma unroll
+                for (int r = 0; r < TJ; ++r) {
+                    int v[NH];
+#pragma unroll
+                    for (int h = 0; h < NH; ++h) v[h] = subT[ac[h] + ((bres[r] >> (8 * h)) & 255)];
+                    sab2g[r] = A::add(A::pack(v), g2);
+                }
+#pragma unroll
+                for (int c = 0; c < TK; ++c) {
+                    int v[NH];
+#pragma unroll
+                    for (int h = 0; h < NH; ++h) v[h] = subT[ac[h] + ((cres[c] >> (8 * h)) & 255)];
+                    T s = A::pack(v);
+                    sacm[c] = A::add(s, mg4);
+                    sac2g[c] = A::add(s, g2);
+                }
+            }
+            if (MODE == 0) {
+                // faces of global mode: H(i,0,k) and H(i,j,0), 2-D recurrences
+                if (p == 0 && J == 0) {
+#pragma unroll
+                    for (int c = 0; c < TK; ++c)
+                        Tc[c + 1] = A::addmax(Tp[c], sac2g[c], A::add(A::max(Tp[c + 1], Tc[c]), g2));
+                }
+                if (q == 0 && Kr == 0) {
+                    T upc = Tc[0], upp = Tp[0];
+#pragma unroll
+                    for (int r = 0; r < TJ; ++r) {
+                        Lc[r] = A::addmax(upp, sab2g[r], A::add(A::max(Lp[r], upc), g2));
+                        upc = Lc[r];
+                        upp = Lp[r];
+                    }
+                }
+            }
+            // -- the tile --
+            T Hn[TJ][TK];
+#pragma unroll
+            for (int r = 0; r < TJ; ++r) {
+#pragma unroll
+                for (int c = 0; c < TK; ++c) {
+                    const T up_p = r ? Hp[r - 1][c] : Tp[c + 1];
+                    const T dg_p = r ? (c ? Hp[r - 1][c - 1] : Lp[r - 1]) : Tp[c];
+                    const T lf_p = c ? Hp[r][c - 1] : Lp[r];
+                    const T up_c = r ? Hn[r - 1][c] : Tc[c + 1];
+                    const T dg_c = r ? (c ? Hn[r - 1][c - 1] : Lc[r - 1]) : Tc[c];
+                    const T lf_c = c ? Hn[r][c - 1] : Lc[r];
+                    const T s3 = A::add(sbc2g[r][c], A::add(sab2g[r], sacm[c]));   // sab + sac + sbc
+                    T m = A::add(dg_p, s3);
+                    m = A::addmax(up_p, sab2g[r], m);
+                    m = A::addmax(lf_p, sac2g[c], m);
+                    m = A::addmax(dg_c, sbc2g[r][c], m);
+                    const T y = A::max3(Hp[r][c], up_c, lf_c);
+                    Hn[r][c] = (MODE == 2) ? A::addmax_relu(y, g2, m) : A::addmax(y, g2, m);
+                }
+            }
+
+            // -- read the score --
+            if (MODE == 0) {
+#pragma unroll
+                for (int h = 0; h < NH; ++h) {
+                    if (i == la[h] && rr[h] >= -1 && dsth[h] >= 0) {
+                        // row by a switch, column by masks: a run-time index into
+                        // the tile would put it in local memory
+                        const int uc = cc[h];
+                        T v = A::splat(0);
+#define TRIMSA_PICK(R)                                                                  \
+    case R:                                                                             \
+        if (R < TJ) {                                                                   \
+            v = A::min(Lc[R < TJ ? R : 0], A::mask(h, uc == -1));                       \
+            _Pragma("unroll") for (int c = 0; c < TK; ++c)                              \
+                v = A::max(v, A::min(Hn[R < TJ ? R : 0][c], A::mask(h, uc == c)));      \
+        }                                                                               \
+        break;
+                        switch (rr[h]) {
+                            case -1:
+                                v = A::min(Tc[0], A::mask(h, uc == -1));
+#pragma unroll
+                                for (int c = 0; c < TK; ++c)
+                                    v = A::max(v, A::min(Tc[c + 1], A::mask(h, uc == c)));
+                                break;
+                            TRIMSA_PICK(0) TRIMSA_PICK(1) TRIMSA_PICK(2) TRIMSA_PICK(3)
+                            TRIMSA_PICK(4) TRIMSA_PICK(5) TRIMSA_PICK(6) TRIMSA_PICK(7)
+                            default: break;
+                        }
+#undef TRIMSA_PICK
+                        res[dsth[h]] = A::half(v, h);
+                    }
+                }
+            } else if (MODE == 1) {
+#pragma unroll
+                for (int h = 0; h < NH; ++h) {
+                    if (i <= la[h]) {
+                        // the faces j = lb and k = lc: a switch with constant indices
+                        // (a run-time index would put the tile in local memory)
+#define TRIMSA_ROW(R)                                                                   \
+    case R:                                                                             \
+        if (R < TJ) {                                                                   \
+            _Pragma("unroll") for (int c = 0; c < TK; ++c)                              \
+                best = A::max(best, A::min(Hn[R < TJ ? R : 0][c], A::mask(h, k0 + c < lc[h]))); \
+        }                                                                               \
+        break;
+#define TRIMSA_COL(C)                                                                   \
+    case C:                                                                             \
+        if (C < TK) {                                                                   \
+            _Pragma("unroll") for (int r = 0; r < TJ; ++r)                              \
+                best = A::max(best, A::min(Hn[r][C < TK ? C : 0], A::mask(h, u0 + r < lb[h]))); \
+        }                                                                               \
+        break;
+                        switch (rr[h]) {
+                            TRIMSA_ROW(0) TRIMSA_ROW(1) TRIMSA_ROW(2) TRIMSA_ROW(3)
+                            TRIMSA_ROW(4) TRIMSA_ROW(5) TRIMSA_ROW(6) TRIMSA_ROW(7)
+                            default: break;
+                        }
+                        switch (cc[h]) {
+                            TRIMSA_COL(0) TRIMSA_COL(1) TRIMSA_COL(2) TRIMSA_COL(3)
+                            TRIMSA_COL(4) TRIMSA_COL(5) TRIMSA_COL(6) TRIMSA_COL(7)
+                            default: break;
+                        }
+#undef TRIMSA_ROW
+#undef TRIMSA_COL
+                        if (i == la[h]) {
+#pragma unroll
+                            for (int r = 0; r < TJ; ++r)
+#pragma unroll
+                                for (int c = 0; c < TK; ++c)
+                                    best = A::max(best, A::min(Hn[r][c], A::mask(h, u0 + r < lb[h] && k0 + c < lc[h])));
+                        }
+                    }
+                }
+            } else {
+#pragma unroll
+                for (int r = 0; r < TJ; ++r) {
+                    int c = 0;
+#pragma unroll
+                    for (; c + 1 < TK; c += 2) best = A::max3(best, Hn[r][c], Hn[r][c + 1]);
+                    if (TK & 1) best = A::max(best, Hn[r][TK - 1]);
+                }
+            }
+
+            // -- faces for the next regions --
+            if (p == P - 1 && J + 1 < nJ) {
+                unsigned int* f = jface + ((long long)((J + 1) & 1) * nlmax + li) * kwidth + k0 + 1;
+                if (q == 0 && Kr == 0) __stcg(f - 1, (unsigned int)Lc[TJ - 1]);
+#pragma unroll
+                for (int c = 0; c < TK; ++c) __stcg(f + c, (unsigned int)Hn[TJ - 1][c]);
+            }
+            if (q == Q - 1 && Kr + 1 < nK) {
+                unsigned int* f = kface + ((long long)((Kr + 1) & 1) * nlmax + li) * KW2 + p * TJ;
+                if (split) f = kface_g + koff + ((long long)(Kr * nJ + J) * (maxla - I0 + 1) + li) * KW2 + p * TJ;
+                if (p == 0) __stcg(f, (unsigned int)Tc[TK]);
+#pragma unroll
+                for (int r = 0; r < TJ; ++r) __stcg(f + 1 + r, (unsigned int)Hn[r][TK - 1]);
+                if (split && ((li & 7) == 7 || i == maxla)) {
+                    // publish every 8 layers: a fence per layer would dominate
+                    __threadfence();
+                    atomicExch(flags + foff + (Kr * nJ + J) * P + p, li + 1);
+                }
+            }
+
+            // -- shift the layer --
+#pragma unroll
+            for (int r = 0; r < TJ; ++r) {
+                Lp[r] = Lc[r];
+#pragma unroll
+                for (int c = 0; c < TK; ++c) Hp[r][c] = Hn[r][c];
+            }
+#pragma unroll
+            for (int c = 0; c <= TK; ++c) Tp[c] = Tc[c];
+
+            // -- advance the stream --
+            if (i == maxla) {
+                if (MODE != 0) {
+#pragma unroll
+                    for (int h = 0; h < NH; ++h) {
+                        int v = A::half(best, h);
+                        if (dsth[h] >= 0 && v > 0) atomicMax(res + dsth[h], v);
+                    }
+                }
+                i = I0;
+                if (split) {
+                    if (++J == nJ) item = nitems;     // this column is done
+                } else if (++Kr == nK) {
+                    Kr = 0;
+                    if (++J == nJ) {
+                        J = 0;
+                        item += ngroups;
+                        load_item();
+                    }
+                }
+            } else {
+                ++i;
+            }
+#pragma unroll
+            for (int h = 0; h < NH; ++h) anext[h] = (item < nitems) ? acode(h, i) : PAD;
+        }
+        __syncwarp();
+    }
+}
