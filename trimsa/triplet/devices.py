@@ -43,7 +43,7 @@ class CupyBackend:
 
     name = "gpu"
 
-    def __init__(self):
+    def __init__(self, precision: str | None = None):
         from . import _gpu
 
         _gpu.require()
@@ -51,6 +51,7 @@ class CupyBackend:
 
         self._gpu = _gpu
         self._cupy = cupy
+        self.precision = precision
 
     def count(self) -> int:
         return int(self._cupy.cuda.runtime.getDeviceCount())
@@ -67,7 +68,7 @@ class CupyBackend:
         return plan.memory_model("gpu", sequence_bytes=seqs.codes.nbytes + seqs.offsets.nbytes)
 
     def score(self, seqs, trip, mode: int, scoring, out) -> None:
-        self._gpu.score_triplets(seqs, trip, mode, scoring, out=out)
+        self._gpu.score_triplets(seqs, trip, mode, scoring, out=out, precision=self.precision)
 
 
 class _Feed:
