@@ -367,21 +367,18 @@ def test_clustalo_accepts_tree(run_cli, tmp_path, method):
 
 def test_gpu_device_goes_through_score_triplets(monkeypatch):
     """device="gpu" uses the exact engine via score_triplets(device="gpu") and the GPU rate."""
-    from trimsa.triplet import _gpu
+    from trimsa.triplet import _gpu, devices
 
-    calls = []
+    from .fakes import FakeDevices
 
-    def fake_score(seqs, part, mode, scoring, out=None, **kwargs):
-        calls.append(len(part))
-        out[:] = score_triplets(seqs, part, scoring=scoring, device="cpu")
-
+    fake = FakeDevices(1)
     monkeypatch.setattr(_gpu, "available", lambda: "FakeGPU")
     monkeypatch.setattr(_gpu, "require", lambda: None)
-    monkeypatch.setattr(_gpu, "score_triplets", fake_score)
+    monkeypatch.setattr(devices, "CupyBackend", lambda precision=None: fake)
     seqs = random_seqs(7, 15, 9)
     gt = build_guide_tree(seqs, device="gpu", time_budget=10)
     assert gt.engine == "exact" and gt.triplets == "all" and gt.n_triplets == 35
-    assert sum(calls) >= 35
+    assert sum(len(b[1]) for b in fake.batches) >= 35
     cpu = build_guide_tree(seqs, device="cpu", band=None, triplets="all")
     np.testing.assert_allclose(gt.estimates, cpu.estimates)
     with pytest.raises(OptionError):

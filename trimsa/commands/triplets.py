@@ -6,7 +6,7 @@ import numpy as np
 
 from ..errors import InputFormatError
 from ..io import atomic_output, read_sequences
-from ..triplet import iter_all_triplets, resolve_device, score_triplets
+from ..triplet import iter_all_triplets, score_triplets
 from ._common import (
     add_device_options,
     add_mode_option,
@@ -14,6 +14,7 @@ from ._common import (
     check_threads,
     scoring_from_args,
 )
+from ._scale import add_scale_options, scale_session
 
 
 def register(sub) -> None:
@@ -32,6 +33,7 @@ def register(sub) -> None:
     add_mode_option(p)
     add_scoring_options(p)
     add_device_options(p)
+    add_scale_options(p)
     p.set_defaults(func=run)
 
 
@@ -76,17 +78,16 @@ def run(args) -> int:
     seqs = read_sequences(args.input, args.alphabet)
     seqs.require(3, "trimsa triplets")
     scoring = scoring_from_args(args, seqs.alphabet)
-    device = resolve_device(args.device)
     if args.triplets:
         blocks = [read_triplet_file(args.triplets, seqs)]
     else:
         blocks = iter_all_triplets(len(seqs))
     names = seqs.names
-    with atomic_output(args.output) as out:
+    with scale_session(args) as scale, atomic_output(args.output) as out:
         out.write("seq1\tseq2\tseq3\tscore\n")
         for trip in blocks:
             scores = score_triplets(seqs, trip, mode=args.mode, scoring=scoring,
-                                    device=device, threads=args.threads)
+                                    threads=args.threads, **scale)
             out.write("".join(
                 f"{names[i]}\t{names[j]}\t{names[k]}\t{s}\n"
                 for (i, j, k), s in zip(trip.tolist(), scores.tolist())

@@ -178,7 +178,8 @@ def _check_overflow(seqs: SequenceSet, scoring: Scoring) -> None:
 
 def score_triplets(seqs, triplets=None, *, mode: Mode = "global", scoring: Scoring | None = None,
                    device: Device = "cpu", threads: int = 0,
-                   precision: Literal["auto", "int32", "int16"] = "auto") -> np.ndarray:
+                   precision: Literal["auto", "int32", "int16"] = "auto", gpus=None,
+                   scheduler=None, partition: str = "dynamic") -> np.ndarray:
     """Exact 3-way alignment scores of many triplets.
 
     Parameters
@@ -203,6 +204,18 @@ def score_triplets(seqs, triplets=None, *, mode: Mode = "global", scoring: Scori
         the lengths and scores proves it exact, 32-bit elsewhere), ``"int32"``
         or ``"int16"`` (still 32-bit for triplets that could overflow). Results
         are identical in every case; the CPU always uses 32-bit.
+    gpus
+        With a GPU device: the device numbers to use (``None`` = every
+        visible GPU, one host thread each; see docs/scaling.md).
+    scheduler
+        ``None`` (this process), ``"local:N"`` (a local Dask cluster of
+        ``N`` workers), a Dask scheduler address ``"tcp://HOST:PORT"`` or a
+        ``distributed.Client``; see
+        :func:`trimsa.distributed.score_triplets_distributed`.
+    partition
+        How triplets are split over GPUs or workers: ``"dynamic"`` (balanced
+        by DP cells), ``"blocked"`` or ``"interleaved"``
+        (:mod:`trimsa.triplet.plan`).
 
     Returns
     -------
@@ -214,6 +227,18 @@ def score_triplets(seqs, triplets=None, *, mode: Mode = "global", scoring: Scori
     >>> score_triplets(["ACGT", "ACGT", "ACGT"]).tolist()
     [12]
     """
+    if scheduler is not None:
+        if gpus is not None:
+            raise OptionError("gpus cannot be combined with a scheduler "
+                              "(each Dask worker uses its own GPU)")
+        from ..distributed import score_triplets_distributed
+
+        return score_triplets_distributed(seqs, triplets, mode=mode, scoring=scoring,
+                                          scheduler=scheduler, partition=partition,
+                                          device=device, threads=threads)
+    from .plan import check_scheme
+
+    check_scheme(partition)
     seqs = as_sequence_set(seqs, scoring.alphabet if scoring is not None else None)
     m = _check_mode(mode)
     if precision not in ("auto", "int32", "int16"):
@@ -230,12 +255,17 @@ def score_triplets(seqs, triplets=None, *, mode: Mode = "global", scoring: Scori
         blocks = (trip[lo:lo + BATCH_TRIPLETS] for lo in range(0, total, BATCH_TRIPLETS))
     _check_overflow(seqs, sc)
     dev = resolve_device(device)
+    if gpus is not None and dev != "gpu":
+        raise OptionError("gpus needs device='gpu' (or 'auto' on a machine with a GPU)")
     out = np.empty(total, dtype=np.int64)
     if dev == "gpu":
-        from . import _gpu
+        from .devices import CupyBackend, score_on_devices
 
-        run = lambda part, dst: _gpu.score_triplets(seqs, part, m, sc, out=dst,  # noqa: E731
-                                                    precision=precision)
+        backend = CupyBackend(precision=precision)
+
+        def run(part, dst):
+            score_on_devices(seqs, part, m, sc, gpus=gpus, partition=partition,
+                             backend=backend, out=dst)
     else:
         from . import _cpu
 
