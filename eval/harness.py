@@ -49,6 +49,7 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 from trimsa.evaluate import compare  # noqa: E402
+from trimsa.scoring import DNA_DEFAULTS  # noqa: E402
 
 PEERS = ("mafft", "mafft-linsi", "clustalo", "muscle", "kalign", "famsa")
 ALL_TOOLS = ("trimsa",) + PEERS + ("twilight",)
@@ -558,7 +559,7 @@ def main(argv=None) -> int:
         "peers/scores.tsv to 0 difference, see check_fastsp.txt). trimsa on triplet sets: the exact "
         "global 3-way alignment (`trimsa.align_triplet(..., mode='global')`, scoring "
         + (f"match {sc.table[0, 0]} / mismatch {sc.table[0, 1]} / gap {sc.gap}" if sc is not None
-           else "default: DNA match 1 / mismatch -1 / gap -2")
+           else "default: DNA match {match} / mismatch {mismatch} / gap {gap}".format(**DNA_DEFAULTS))
         + "), timed in-process after a warm-up call (no start-up, no compile). TWILIGHT: alignment "
         "and wall time taken from each set's peers/ folder (not re-run). Peers: SCOREBOARD.md's "
         f"commands, threads {args.threads}, timeout {args.timeout:g} s; mafft-linsi and muscle only "
