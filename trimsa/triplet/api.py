@@ -383,7 +383,7 @@ def _align_codes(ca, cb, cc, m: int, sc: Scoring):
             if any(not bits[d] for d in zero) or any(bits[d] and s0[d] >= e0[d] for d in range(3)):
                 continue
             nxt = [s0[d] + bits[d] for d in range(3)]
-            col = _column_score(mv, [seqs3[d][s0[d]] if bits[d] else -1 for d in range(3)], sc)
+            col = _column_score([seqs3[d][s0[d]] if bits[d] else -1 for d in range(3)], sc)
             rest = _cpu.global_score(*(seqs3[d][nxt[d]:e0[d]] for d in range(3)), sub, gap)
             if best is None or col + rest > best[0]:
                 best = (col + rest, mv, nxt)
@@ -402,7 +402,7 @@ def _align_codes(ca, cb, cc, m: int, sc: Scoring):
 _MOVE_ORDER = (7, 3, 5, 6, 1, 2, 4)
 
 
-def _column_score(mask: int, codes, sc: Scoring) -> int:
+def _column_score(codes, sc: Scoring) -> int:
     x, y, z = codes
     return sc.pair(x, y) + sc.pair(x, z) + sc.pair(y, z)
 
@@ -420,7 +420,7 @@ def _moves_score(a, b, c, moves, sc: Scoring) -> int:
                 pos[q] += 1
             else:
                 col.append(-1)
-        total += _column_score(m, col, sc)
+        total += _column_score(col, sc)
     return total
 
 
