@@ -111,6 +111,43 @@ def test_plan_covers_each_triplet_once_and_routes_overflow():
                 assert any(ln.bits == 16 for ln in launches)
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.sampled_from(MODES), st.sampled_from(plan.PRECISIONS),
+       st.sampled_from([(1, -1, -3), (40, -30, -50), (5, -4, -7)]))
+def test_plan_batch_equals_the_reference(seed, mode, prec, scores):
+    # the GIL-free planner must make the same launches as order() + plan()
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 40))
+    lengths = rng.integers(0, rng.choice([8, 60, 300, 1200]), size=n)
+    trip = rng.integers(0, n, size=(int(rng.integers(1, 400)), 3))
+    m = plan.column_bound(Scoring.dna(*scores).table, scores[2])
+    idx, lens = plan.order(lengths, trip)
+    launches, trivial = plan.plan(lens, mode, m, prec)
+    idx2, lens2, launches2, trivial2 = plan.plan_batch(lengths, trip, mode, m, prec)
+    assert np.array_equal(idx, idx2) and idx2.dtype == np.int32
+    assert np.array_equal(lens, lens2) and np.array_equal(trivial, trivial2)
+    assert [(a.shape, a.bits) for a in launches] == [(b.shape, b.bits) for b in launches2]
+    for a, b in zip(launches, launches2):
+        assert np.array_equal(a.items, b.items)
+        slots, dst = plan.slot_rows(b.items, idx2)
+        full = a.items.ravel() >= 0
+        assert np.array_equal(dst, np.where(full, a.items.ravel(), -1))
+        assert np.array_equal(slots[full], idx[a.items.ravel()[full]])
+        assert (slots[~full] == -1).all()
+
+
+def test_plan_batch_pair_over_the_bound_goes_to_32_bit():
+    # each triplet alone fits 16 bits with M = 60, their pair (max of each extent) does not
+    lengths = np.array([300, 40, 80, 150, 100, 140])
+    trip = np.array([[0, 1, 2], [3, 4, 5]])
+    for planner in ("reference", "fast"):
+        if planner == "reference":
+            launches, _ = plan.plan(plan.order(lengths, trip)[1], 0, 60, "auto")
+        else:
+            launches = plan.plan_batch(lengths, trip, 0, 60, "auto")[2]
+        assert [(ln.bits, ln.items.tolist()) for ln in launches] == [(32, [[1], [0]])]
+
+
 def test_choose_shape_cheapest_cover():
     def cost(c):
         return c[0] * c[1] * c[2] * c[3] * plan.TILE_COST.get((c[0], c[1]), 1.0)

@@ -80,6 +80,27 @@ def test_chosen_devices_only(data):
     assert len(fake.threads) == 2  # one host thread per device
 
 
+@pytest.mark.parametrize("ndev,scheme", [(1, "dynamic"), (2, "dynamic"), (2, "blocked"),
+                                         (3, "interleaved")])
+def test_several_streams_per_device(data, ndev, scheme):
+    seqs, trip, ref = data
+    fake = FakeDevices(ndev)
+    fake.streams = 2  # two host threads per device, as CupyBackend runs by default
+    got = score_on_devices(seqs, trip, 1, Scoring.dna(), partition=scheme, backend=fake,
+                           min_chunk=1)
+    np.testing.assert_array_equal(got, ref)
+    done = np.concatenate([t for _d, t, _b in fake.batches])
+    assert sorted(map(tuple, done.tolist())) == sorted(map(tuple, trip.tolist()))
+    assert len(fake.threads) <= 2 * ndev
+    assert len({d for d, _t, _b in fake.batches}) == ndev
+    if scheme != "dynamic":
+        # a static part stays on its device, whichever of its threads scores a piece
+        parts = plan.partition(plan.triplet_costs(seqs.lengths, trip), ndev, scheme)
+        for d in range(ndev):
+            mine = np.concatenate([t for d2, t, _b in fake.batches if d2 == d])
+            assert sorted(map(tuple, mine.tolist())) == sorted(map(tuple, trip[parts[d]].tolist()))
+
+
 def test_a_device_error_is_raised(data):
     seqs, trip, _ref = data
     with pytest.raises(RuntimeError, match="device 1 failed"):

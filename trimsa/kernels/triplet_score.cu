@@ -28,6 +28,8 @@
 #include "dpx.cuh"
 
 #define TRIMSA_FULL 0xffffffffu
+// entries of a group's ring of fetched items (more than any group's wavefront lag)
+#define RING 16
 
 template <class A, int TJ, int TK, int P, int Q, int MODE>
 __global__ void __launch_bounds__(128)
@@ -46,7 +48,10 @@ triplet_score(const unsigned char* __restrict__ codes,
               // whose columns run concurrently; the k-faces between columns go
               // through kface_g, each published layer by layer through flags.
               const int4* __restrict__ colmap, int ncols,
-              unsigned int* __restrict__ kface_g, int* __restrict__ flags)
+              unsigned int* __restrict__ kface_g, int* __restrict__ flags,
+              // stream mode: items past the first ngroups are handed out in
+              // order, one at a time, to whichever group is free (zeroed per launch)
+              int* __restrict__ next_item)
 {
     typedef typename A::T T;
     static_assert(TJ <= 8 && TK <= 8, "the semiglobal face switch handles tiles up to 8 x 8");
@@ -55,7 +60,10 @@ triplet_score(const unsigned char* __restrict__ codes,
     constexpr int I0 = (MODE == 0) ? 0 : 1;   // first layer swept
     constexpr int KW2 = P * TJ + 1;      // row length of the k-face buffer
 
+    static_assert(P + Q - 2 < RING, "a group's last thread lags its first by P + Q - 2 steps");
     __shared__ int sub_s[2 * 32 * 32];
+    // per group: the items its first thread fetched, read by the others when they get there
+    __shared__ int ring_s[(128 / GS) * RING];
     for (int x = threadIdx.x; x < 2 * KP * KP; x += blockDim.x) sub_s[x] = subtab[x];
     __syncthreads();
     const int* subN = sub_s;             // subN[b * KP + c] = sub[b][c]
@@ -68,6 +76,8 @@ triplet_score(const unsigned char* __restrict__ codes,
     const int warp_id = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     const int group = warp_id * (32 / GS) + lane / GS;
     const int ngroups = ((gridDim.x * blockDim.x) >> 5) * (32 / GS);
+    volatile int* ring = ring_s + (threadIdx.x / GS) * RING;
+    int fetched = 0;   // items this thread has moved on from
     unsigned int* jface = scratch + (long long)group * group_words;
     unsigned int* kface = jface + 2LL * nlmax * kwidth;
 
@@ -434,7 +444,11 @@ triplet_score(const unsigned char* __restrict__ codes,
                     Kr = 0;
                     if (++J == nJ) {
                         J = 0;
-                        item += ngroups;
+                        // the first thread (no delay) fetches the next item; the
+                        // others reach this point p + q steps (and warp syncs) later
+                        if (delay == 0) ring[fetched % RING] = ngroups + atomicAdd(next_item, 1);
+                        item = ring[fetched % RING];
+                        ++fetched;
                         load_item();
                     }
                 }

@@ -23,6 +23,10 @@ _INSTALL = ("install CuPy for your CUDA version (pip install 'trimsa[gpu]', or "
             "cupy-cuda12x / cupy-cuda13x) on a machine with an NVIDIA GPU, or use --device cpu")
 _BLOCK = 128
 _KERNEL = "triplet_score.cu"
+#: fraction of the device's free memory one batch may take for its face buffers
+MEM_FRACTION = 0.6
+#: seconds between two polls of a batch's completion (see :meth:`Batch.wait`)
+POLL_S = 2e-4
 
 
 def _probe():
@@ -93,7 +97,8 @@ class _Device:
         self.tabs = cupy.asarray(tabs.ravel())
 
 
-def score_triplets(seqs, trip, mode, scoring, out=None, precision=None, stats=None, split="auto"):
+def score_triplets(seqs, trip, mode, scoring, out=None, precision=None, stats=None, split="auto",
+                   mem_fraction=MEM_FRACTION):
     """Scores of triplets ``trip`` (``(T, 3)`` indices into ``seqs``) on the GPU.
 
     Parameters
@@ -138,8 +143,9 @@ def score_triplets(seqs, trip, mode, scoring, out=None, precision=None, stats=No
         _cpu.score_batch(seqs.codes, seqs.offsets, trip.astype(np.int32), scoring.table,
                          np.int32(scoring.gap), 2, 2, out, max(1, min(T, 64)))
         return out
-    batch = Batch(seqs, trip, mode, scoring, precision, split)
+    batch = Batch(seqs, trip, mode, scoring, precision, split, mem_fraction)
     batch.run()
+    batch.wait()
     out[:] = batch.result()
     if stats is not None:
         stats.setdefault("launches", []).extend(batch.info)
@@ -153,7 +159,8 @@ class Batch:
     kernels alone (re-running :meth:`run` recomputes the same scores).
     """
 
-    def __init__(self, seqs, trip, mode, scoring, precision=None, split="auto"):
+    def __init__(self, seqs, trip, mode, scoring, precision=None, split="auto",
+                 mem_fraction=MEM_FRACTION):
         require()
         import cupy
 
@@ -169,29 +176,45 @@ class Batch:
         if int(seqs.offsets[-1]) >= 2**31:
             raise OptionError("the GPU kernels take at most 2^31 residues in one sequence set")
         lengths = np.asarray(seqs.offsets[1:] - seqs.offsets[:-1], dtype=np.int64)
-        idx, lens = plan.order(lengths, trip)
-        self.lens = lens
         m = plan.column_bound(np.asarray(scoring.table), scoring.gap)
-        if not plan.fits(lens[:, 0] + 1, lens[:, 1] + 1, lens[:, 2] + 1, m, plan.INT32_MAX).all():
+        idx, lens, launches, self.trivial = plan.plan_batch(lengths, trip, mode, m, precision)
+        self.lens = lens
+        if not plan.fits(int(lens.sum(axis=1).max()) + 3, 0, 0, m, plan.INT32_MAX):
             raise OptionError("sequences too long for these scores (32-bit overflow); use smaller scores")
-        launches, self.trivial = plan.plan(lens, mode, m, precision)
         dev = _Device(seqs, scoring)
         self.res = cupy.empty(T, dtype=cupy.int32)
         self.calls = []
         self.info = []
         for ln in launches:
             self.calls.append(_prepare(ln, dev, idx, lens, mode, m, scoring.gap, self.res, self.info,
-                                       split))
+                                       split, mem_fraction))
 
     def run(self):
         """Launch every kernel of the batch (asynchronously, on the current stream)."""
         import cupy
 
         self.res.fill(0 if self.mode else np.iinfo(np.int32).min)
-        for fn, grid, args, flags in self.calls:
-            if flags is not None:
-                flags.fill(0)
+        for fn, grid, args, zero in self.calls:
+            for a in zero:   # the item counter, and the split mode's flags
+                a.fill(0)
             fn(grid, (_BLOCK,), args)
+        return self
+
+    def wait(self):
+        """Wait until the launched kernels are done, sleeping between polls.
+
+        A blocking synchronisation may hold the GIL for the whole run of the
+        kernels (it depends on the CuPy build); polling an event with
+        ``time.sleep`` in between never does.
+        """
+        import time
+
+        import cupy
+
+        ev = cupy.cuda.Event(block=False, disable_timing=True)
+        ev.record()
+        while not ev.done:
+            time.sleep(POLL_S)
         return self
 
     def result(self) -> np.ndarray:
@@ -213,6 +236,8 @@ def _split_plan(ln, lens, mode, resident_groups):
     tj, tk, p, q = plan.SPLIT
     g = 1 if mode == 0 else 0
     items = ln.items
+    if items.shape[0] * 8 > resident_groups:
+        return None
     it = np.where(items >= 0, items, items[:, :1])
     rows = np.maximum(lens[it, 1].max(1), 1)
     cols = np.maximum(lens[it, 2].max(1), 1)
@@ -237,15 +262,11 @@ def _split_plan(ln, lens, mode, resident_groups):
     return np.array(rows_out, dtype=np.int32), koff, foff, words, nlmax, kwidth
 
 
-def _prepare(ln, dev, idx, lens, mode, m, gap, res, info, split="auto"):
+def _prepare(ln, dev, idx, lens, mode, m, gap, res, info, split="auto", mem_fraction=MEM_FRACTION):
     import cupy
 
     items = ln.items
-    lanes = ln.lanes
-    slots = np.full((items.shape[0], lanes, 3), -1, dtype=np.int32)
-    full = items >= 0
-    slots[full] = idx[items[full]]
-    dst = np.where(full, items, -1).astype(np.int32)
+    slots, dst = plan.slot_rows(items, idx)
     config = plan.CONFIGS[ln.shape]
     nitems = items.shape[0]
     words, nlmax, kwidth = plan.scratch_words(ln, lens, mode)
@@ -257,7 +278,7 @@ def _prepare(ln, dev, idx, lens, mode, m, gap, res, info, split="auto"):
             colmap, kwords, nflags, swords, snl, skw = sp
             blocks = -(-colmap.shape[0] // (_BLOCK // 32))
             need = 4 * (blocks * (_BLOCK // 32) * swords + kwords + nflags)
-            if need > 0.6 * cupy.cuda.runtime.memGetInfo()[0]:
+            if need > mem_fraction * cupy.cuda.runtime.memGetInfo()[0]:
                 sp = None
             else:
                 config, words, nlmax, kwidth = plan.SPLIT, swords, snl, skw
@@ -270,7 +291,7 @@ def _prepare(ln, dev, idx, lens, mode, m, gap, res, info, split="auto"):
         blocks = min(-(-nitems // per_block), resident)
     if words:
         free, _ = cupy.cuda.runtime.memGetInfo()
-        budget = int(free * 0.6) // (4 * words)
+        budget = int(free * mem_fraction) // (4 * words)
         if budget < per_block:
             raise MemoryError(f"GPU memory too small for one block of {per_block} groups "
                               f"({words * 4 * per_block} bytes)")
@@ -282,18 +303,20 @@ def _prepare(ln, dev, idx, lens, mode, m, gap, res, info, split="auto"):
     else:
         scratch = cupy.empty(1, dtype=cupy.uint32)
     neg = plan.neg_sentinel(m, ln.bits)
+    counter = cupy.zeros(1, dtype=cupy.int32)
+    zero = [counter]
     if sp is not None:
         colmap_d = cupy.asarray(colmap)
         kface_g = cupy.empty(max(kwords, 1), dtype=cupy.uint32)
         flags = cupy.zeros(max(nflags, 1), dtype=cupy.int32)
-        tail = (colmap_d, np.int32(colmap.shape[0]), kface_g, flags)
+        zero.append(flags)
+        tail = (colmap_d, np.int32(colmap.shape[0]), kface_g, flags, counter)
     else:
-        flags = None
-        tail = (np.uint64(0), np.int32(0), np.uint64(0), np.uint64(0))
-    args = (dev.codes, dev.offsets, cupy.asarray(slots.reshape(-1, 3)), cupy.asarray(dst.ravel()),
+        tail = (np.uint64(0), np.int32(0), np.uint64(0), np.uint64(0), counter)
+    args = (dev.codes, dev.offsets, cupy.asarray(slots), cupy.asarray(dst),
             np.int32(nitems), dev.tabs, np.int32(dev.kp), np.int32(gap), np.int32(neg), res,
             scratch, np.int64(words), np.int32(nlmax), np.int32(kwidth)) + tail
     info.append(dict(shape=config, bits=ln.bits, items=int(nitems), blocks=int(blocks),
                      regs=int(fn.num_regs), local_bytes=int(fn.local_size_bytes),
                      scratch_words=int(words), split=sp is not None))
-    return fn, (blocks,), args, flags
+    return fn, (blocks,), args, zero

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._numba import jit
+
 #: kernel configurations (TJ, TK, P, Q): a thread keeps a TJ x TK tile, a group of
 #: P x Q threads (P * Q divides 32) covers a (P*TJ) x (Q*TK) region of the plane.
 #: A plane that fits one region of some configuration takes the one with the least
@@ -233,3 +235,181 @@ def cells(lens: np.ndarray) -> int:
     """Cells of the exact DP over all triplets (the TCUPS numerator)."""
     lens = np.asarray(lens, dtype=np.int64)
     return int((lens[:, 0] * lens[:, 1] * lens[:, 2]).sum())
+
+
+# -- the same planning without the GIL --------------------------------------------------
+#
+# ``order`` and ``plan`` above are the reference. The launcher runs
+# :func:`plan_batch` instead: the same decisions in numba functions that hold
+# no GIL, so that the host threads of several GPUs plan their batches at the
+# same time (tests/test_gpu.py checks both agree).
+
+_CFG = np.array(CONFIGS, dtype=np.int64)
+_TCOST = np.array([TILE_COST.get((c[0], c[1]), 1.0) for c in CONFIGS], dtype=np.float64)
+
+
+@jit
+def _classify(lengths, trip, g, m, allow16, cfg, tcost, idx, lens, shape, cost, ok16):
+    """Per triplet: :func:`order`, :func:`choose_shape`, padded cost and the 16-bit bound."""
+    multi = cfg.shape[0] - 1
+    for t in range(trip.shape[0]):
+        s0, s1, s2 = trip[t, 0], trip[t, 1], trip[t, 2]
+        l0, l1, l2 = lengths[s0], lengths[s1], lengths[s2]
+        if l0 > l1:
+            s0, s1, l0, l1 = s1, s0, l1, l0
+        if l1 > l2:
+            s1, s2, l1, l2 = s2, s1, l2, l1
+        if l0 > l1:
+            s0, s1, l0, l1 = s1, s0, l1, l0
+        idx[t, 0], idx[t, 1], idx[t, 2] = s2, s0, s1
+        lens[t, 0], lens[t, 1], lens[t, 2] = l2, l0, l1
+        rows = max(l0, 1)
+        cols = max(l1, 1)
+        sh = multi
+        best = np.inf
+        for c in range(multi):
+            rh = cfg[c, 2] * cfg[c, 0]
+            ch = cfg[c, 3] * cfg[c, 1]
+            if rows <= rh and cols <= ch:
+                v = rh * ch * tcost[c]
+                if v < best:
+                    best = v
+                    sh = c
+        rh = cfg[sh, 2] * cfg[sh, 0]
+        ch = cfg[sh, 3] * cfg[sh, 1]
+        jp = (rows + rh - 1) // rh * rh
+        kp = (cols + ch - 1) // ch * ch
+        nl = l2 + g
+        shape[t] = sh
+        cost[t] = max(nl, 1) * jp * kp
+        ok16[t] = allow16 and (nl + jp + kp) * m + 2 * m <= INT16_MAX
+
+
+@jit
+def _buckets(shape, ok16, trivial, nshape):
+    """Triplets grouped by (shape, 16-bit or not), ascending within a group."""
+    start = np.zeros(2 * nshape + 1, dtype=np.int64)
+    for t in range(shape.shape[0]):
+        if not trivial[t]:
+            start[2 * shape[t] + (0 if ok16[t] else 1) + 1] += 1
+    for b in range(2 * nshape):
+        start[b + 1] += start[b]
+    perm = np.empty(start[-1], dtype=np.int64)
+    fill = start[:-1].copy()
+    for t in range(shape.shape[0]):
+        if not trivial[t]:
+            b = 2 * shape[t] + (0 if ok16[t] else 1)
+            perm[fill[b]] = t
+            fill[b] += 1
+    return perm, start
+
+
+@jit
+def _by_cost(sel, cost):
+    """``sel`` by decreasing cost, ties in the given order (as :func:`pair_items`).
+
+    The sort key is ``(top - cost) * n + position``: unique, so an unstable
+    sort of plain integers gives the stable order (and is several times
+    faster than a merge sort); when that key could overflow, a merge sort.
+    """
+    n = sel.shape[0]
+    if n == 0:
+        return sel.copy()
+    top = 0
+    for x in range(n):
+        top = max(top, cost[sel[x]])
+    if top >= (1 << 62) // max(n, 1):
+        key = np.empty(n, dtype=np.int64)
+        for x in range(n):
+            key[x] = -cost[sel[x]]
+        return sel[np.argsort(key, kind="mergesort")]
+    key = np.empty(n, dtype=np.int64)
+    for x in range(n):
+        key[x] = (top - cost[sel[x]]) * n + x
+    key.sort()
+    out = np.empty(n, dtype=sel.dtype)
+    for x in range(n):
+        out[x] = sel[key[x] % n]
+    return out
+
+
+@jit
+def _pairs(srt, lens, g, m, rh, ch):
+    """Pairs of consecutive ``srt``; ``(good pairs (n, 2), members of pairs over the bound)``."""
+    n = (srt.shape[0] + 1) // 2
+    items = np.full((n, 2), -1, dtype=np.int64)
+    bad = np.empty(srt.shape[0], dtype=np.int64)
+    ngood = 0
+    nbad = 0
+    for x in range(n):
+        a = srt[2 * x]
+        b = srt[2 * x + 1] if 2 * x + 1 < srt.shape[0] else a
+        nl = max(lens[a, 0], lens[b, 0]) + g
+        rows = max(max(lens[a, 1], lens[b, 1]), 1)
+        cols = max(max(lens[a, 2], lens[b, 2]), 1)
+        jp = (rows + rh - 1) // rh * rh
+        kp = (cols + ch - 1) // ch * ch
+        if (nl + jp + kp) * m + 2 * m <= INT16_MAX:
+            items[ngood, 0] = a
+            items[ngood, 1] = b if b != a else -1
+            ngood += 1
+        else:
+            bad[nbad] = a
+            nbad += 1
+            if b != a:
+                bad[nbad] = b
+                nbad += 1
+    return items[:ngood], bad[:nbad]
+
+
+def plan_batch(lengths: np.ndarray, trip: np.ndarray, mode: int, m: int,
+               precision: str = "auto"):
+    """``(idx, lens, launches, trivial)``: :func:`order` then :func:`plan`, GIL-free.
+
+    Gives the same arrays and launches (same items in the same order) as the
+    two reference functions.
+    """
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}")
+    trip = np.ascontiguousarray(trip, dtype=np.int64).reshape(-1, 3)
+    lengths = np.ascontiguousarray(lengths, dtype=np.int64)
+    T = trip.shape[0]
+    g = 1 if mode == 0 else 0
+    idx = np.empty((T, 3), dtype=np.int32)
+    lens = np.empty((T, 3), dtype=np.int64)
+    shape = np.empty(T, dtype=np.int64)
+    cost = np.empty(T, dtype=np.int64)
+    ok16 = np.empty(T, dtype=np.bool_)
+    _classify(lengths, trip, g, m, precision != "int32", _CFG, _TCOST, idx, lens, shape, cost, ok16)
+    trivial = (lens[:, 1] == 0) if mode != 0 else np.zeros(T, dtype=bool)
+    perm, start = _buckets(shape, ok16, trivial, len(CONFIGS))
+    launches = []
+    for s in range(len(CONFIGS)):
+        narrow = perm[start[2 * s]:start[2 * s + 1]]
+        wide = perm[start[2 * s + 1]:start[2 * s + 2]]
+        if narrow.size:
+            tj, tk, p, q = CONFIGS[s]
+            items, bad = _pairs(_by_cost(narrow, cost), lens, g, m, p * tj, q * tk)
+            if bad.size:
+                wide = np.concatenate([wide, bad])
+            if items.size:
+                launches.append(Launch(s, 16, items))
+        if wide.size:
+            launches.append(Launch(s, 32, _by_cost(wide, cost).reshape(-1, 1)))
+    return idx, lens, launches, trivial
+
+
+@jit
+def slot_rows(items, idx):
+    """``(slots (n * lanes, 3), dst (n * lanes,))`` of a launch's items (``-1`` = empty lane)."""
+    n = items.shape[0] * items.shape[1]
+    slots = np.full((n, 3), -1, dtype=np.int32)
+    dst = np.full(n, -1, dtype=np.int32)
+    for x in range(items.shape[0]):
+        for h in range(items.shape[1]):
+            t = items[x, h]
+            if t >= 0:
+                r = x * items.shape[1] + h
+                slots[r, 0], slots[r, 1], slots[r, 2] = idx[t, 0], idx[t, 1], idx[t, 2]
+                dst[r] = t
+    return slots, dst

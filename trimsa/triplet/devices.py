@@ -1,7 +1,9 @@
 """Triplet scoring on every GPU of one machine.
 
-One host thread per device. Each thread enters its device's context, takes
-parts from its queue, scores each in memory-bounded batches
+One host thread per device and stream (:attr:`CupyBackend.streams`, two by
+default: while one batch's kernels run, the other thread plans and uploads
+the next, and the tail of one launch overlaps the next one's start). Each
+thread enters its device's context, takes parts from its device's queue, scores each in memory-bounded batches
 (:func:`trimsa.triplet.plan.memory_batches`) and writes each batch's scores
 into the shared output at the batch's input positions. ``blocked`` and
 ``interleaved`` give each device one part, as in the TrioSeq paper;
@@ -36,14 +38,20 @@ MEMORY_FRACTION = 0.6
 #: Chunks per device of the dynamic scheme, and the fewest triplets in a chunk.
 CHUNKS_PER_DEVICE = 8
 MIN_CHUNK = 8192
+#: host threads (each with its own CUDA stream) per GPU
+STREAMS = 2
 
 
 class CupyBackend:
-    """Scores on CUDA devices through :mod:`trimsa.triplet._gpu` and CuPy."""
+    """Scores on CUDA devices through :mod:`trimsa.triplet._gpu` and CuPy.
+
+    ``streams`` host threads work on each device at once, each on its own
+    non-blocking CUDA stream (:data:`STREAMS` by default).
+    """
 
     name = "gpu"
 
-    def __init__(self, precision: str | None = None):
+    def __init__(self, precision: str | None = None, streams: int | None = None):
         from . import _gpu
 
         _gpu.require()
@@ -52,6 +60,10 @@ class CupyBackend:
         self._gpu = _gpu
         self._cupy = cupy
         self.precision = precision
+        self.streams = int(streams or STREAMS)
+        if self.streams < 1:
+            raise OptionError(f"streams per GPU must be at least 1, got {self.streams}")
+        self._local = threading.local()
 
     def count(self) -> int:
         return int(self._cupy.cuda.runtime.getDeviceCount())
@@ -68,7 +80,15 @@ class CupyBackend:
         return plan.memory_model("gpu", sequence_bytes=seqs.codes.nbytes + seqs.offsets.nbytes)
 
     def score(self, seqs, trip, mode: int, scoring, out) -> None:
-        self._gpu.score_triplets(seqs, trip, mode, scoring, out=out, precision=self.precision)
+        dev = self._cupy.cuda.Device().id
+        streams = getattr(self._local, "streams", None)
+        if streams is None:
+            streams = self._local.streams = {}
+        if dev not in streams:  # one stream per thread and device
+            streams[dev] = self._cupy.cuda.Stream(non_blocking=True)
+        with streams[dev]:
+            self._gpu.score_triplets(seqs, trip, mode, scoring, out=out, precision=self.precision,
+                                     mem_fraction=self._gpu.MEM_FRACTION / self.streams)
 
 
 class _Feed:
@@ -203,10 +223,13 @@ def score_on_devices(seqs, trip, mode: int, scoring, *, gpus=None, partition: st
     written = np.zeros(T, dtype=np.int8)
     lock = threading.Lock()
 
+    workers = max(1, int(getattr(backend, "streams", 1)))
+
     def run(dev):
         ctx = backend.context(dev)
         with ctx if ctx is not None else contextlib.nullcontext():
             cap = budget if budget is not None else int(backend.free_bytes(dev) * MEMORY_FRACTION)
+            cap //= workers
             while (idx := feed.take(dev)) is not None:
                 sub = trip if idx.size == T else _rows(trip, idx)
                 for sl in plan.memory_batches(seqs.lengths, sub, model, cap):
@@ -219,11 +242,15 @@ def score_on_devices(seqs, trip, mode: int, scoring, *, gpus=None, partition: st
 
     def plan_parts():
         """Fill the feed (on this thread, while the devices already run)."""
-        if P == 1:
-            feed.put(devs[0], np.arange(T))
-        elif partition != "dynamic":  # the static schemes need no costs
-            for d, p in zip(devs, plan.partition(np.zeros(T), P, partition)):
-                feed.put(d, p)
+        if P == 1 or partition != "dynamic":
+            # one part per device (the static schemes need no costs), each cut
+            # into a few consecutive pieces so that its streams overlap
+            parts = [np.arange(T)] if P == 1 else plan.partition(np.zeros(T), P, partition)
+            for d, part in zip(devs, parts):
+                n = 1 if workers == 1 else max(1, min(2 * workers, part.size // max(1, min_chunk)))
+                for piece in np.array_split(part, n):
+                    if piece.size:
+                        feed.put(d, piece)
         else:
             # equal-cost chunks (LPT) in one shared queue: a device that runs
             # ahead takes more of them. A whole number of chunks per device,
@@ -252,7 +279,7 @@ def score_on_devices(seqs, trip, mode: int, scoring, *, gpus=None, partition: st
                         feed.put(None, s + nseg * c)
         feed.close()
 
-    if P == 1:
+    if P == 1 and workers == 1:
         plan_parts()
         run(devs[0])
     else:
@@ -265,8 +292,8 @@ def score_on_devices(seqs, trip, mode: int, scoring, *, gpus=None, partition: st
                 errors.append(exc)
                 feed.abort()  # the others stop after their current batch
 
-        threads = [threading.Thread(target=guarded, args=(d,), name=f"trimsa-gpu{d}")
-                   for d in devs]
+        threads = [threading.Thread(target=guarded, args=(d,), name=f"trimsa-gpu{d}.{w}")
+                   for d in devs for w in range(workers)]
         for th in threads:
             th.start()
         try:
