@@ -187,7 +187,7 @@ class SimDevices:
     def count(self):
         return self.n
 
-    def context(self, device):
+    def context(self, device, slot=0):
         sim = self
 
         class Ctx:

@@ -25,7 +25,7 @@ class FakeDevices:
     def count(self):
         return self.n
 
-    def context(self, device):
+    def context(self, device, slot=0):
         fake = self
 
         class Ctx:

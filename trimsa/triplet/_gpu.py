@@ -58,26 +58,32 @@ def require():
     return name
 
 
+_FUNCTIONS: dict = {}
+
+
 def _function(config: tuple, bits: int, mode: int):
-    from ..kernels import module
+    """``(kernel, resident blocks per device)`` of one instantiation on the current device.
+
+    Memoized per device: looking the kernel up and reading the device's
+    attributes cost milliseconds, which add up over many small batches.
+    """
     import cupy
 
-    tj, tk, p, q = config
-    arith = "S16x2" if bits == 16 else "I32"
-    expr = f"triplet_score<{arith}, {tj}, {tk}, {p}, {q}, {mode}>"
-    mod = module(_KERNEL, (expr,), (), cupy.cuda.Device().id)
-    return mod.get_function(expr)
+    dev = cupy.cuda.Device().id
+    key = (config, bits, mode, dev)
+    hit = _FUNCTIONS.get(key)
+    if hit is None:
+        from ..kernels import module
 
-
-def _resident_blocks(fn) -> int:
-    import cupy
-
-    dev = cupy.cuda.Device()
-    sms = dev.attributes["MultiProcessorCount"]
-    regs = max(int(fn.num_regs), 1)
-    regs = -(-regs // 8) * 8
-    per_sm = max(1, min(65536 // (regs * _BLOCK), 2048 // _BLOCK))
-    return sms * per_sm
+        tj, tk, p, q = config
+        arith = "S16x2" if bits == 16 else "I32"
+        expr = f"triplet_score<{arith}, {tj}, {tk}, {p}, {q}, {mode}>"
+        fn = module(_KERNEL, (expr,), (), dev).get_function(expr)
+        sms = cupy.cuda.Device(dev).attributes["MultiProcessorCount"]
+        regs = -(-max(int(fn.num_regs), 1) // 8) * 8
+        per_sm = max(1, min(65536 // (regs * _BLOCK), 2048 // _BLOCK))
+        hit = _FUNCTIONS[key] = (fn, sms * per_sm)
+    return hit
 
 
 class _Device:
@@ -272,8 +278,8 @@ def _prepare(ln, dev, idx, lens, mode, m, gap, res, info, split="auto", mem_frac
     words, nlmax, kwidth = plan.scratch_words(ln, lens, mode)
     sp = None
     if split == "auto" and words:
-        fs = _function(plan.SPLIT, ln.bits, mode)
-        sp = _split_plan(ln, lens, mode, _resident_blocks(fs) * (_BLOCK // 32))
+        fs, fs_resident = _function(plan.SPLIT, ln.bits, mode)
+        sp = _split_plan(ln, lens, mode, fs_resident * (_BLOCK // 32))
         if sp is not None:
             colmap, kwords, nflags, swords, snl, skw = sp
             blocks = -(-colmap.shape[0] // (_BLOCK // 32))
@@ -282,11 +288,10 @@ def _prepare(ln, dev, idx, lens, mode, m, gap, res, info, split="auto", mem_frac
                 sp = None
             else:
                 config, words, nlmax, kwidth = plan.SPLIT, swords, snl, skw
-    fn = _function(config, ln.bits, mode)
+    fn, resident = _function(config, ln.bits, mode)
     _, _, p, q = config
     per_warp = 32 // (p * q)
     per_block = per_warp * (_BLOCK // 32)
-    resident = _resident_blocks(fn)
     if sp is None:
         blocks = min(-(-nitems // per_block), resident)
     if words:

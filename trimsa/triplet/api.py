@@ -45,6 +45,8 @@ DEVICES = ("auto", "cpu", "gpu")
 CUBE_CELLS = 1 << 22
 #: Triplets scored per call of the kernel (bounds the output and index memory).
 BATCH_TRIPLETS = 1 << 20
+#: The same on GPUs, where each block ends with every device waiting for the slowest.
+GPU_BATCH_TRIPLETS = 1 << 24
 
 
 @dataclass(frozen=True)
@@ -246,15 +248,20 @@ def score_triplets(seqs, triplets=None, *, mode: Mode = "global", scoring: Scori
     sc = _scoring_for(seqs, scoring)
     if triplets is None:
         seqs.require(3, "triplet scoring")
-        n = len(seqs)
-        total = n * (n - 1) * (n - 2) // 6
-        blocks = iter_all_triplets(n)
     else:
         trip = _check_triplets(triplets, len(seqs))
-        total = trip.shape[0]
-        blocks = (trip[lo:lo + BATCH_TRIPLETS] for lo in range(0, total, BATCH_TRIPLETS))
     _check_overflow(seqs, sc)
     dev = resolve_device(device)
+    # GPUs take larger blocks: every block ends with the devices waiting for the
+    # slowest one, and a block of 2^24 triplets is 200 MB of indices
+    step = GPU_BATCH_TRIPLETS if dev == "gpu" else BATCH_TRIPLETS
+    if triplets is None:
+        n = len(seqs)
+        total = n * (n - 1) * (n - 2) // 6
+        blocks = iter_all_triplets(n, step)
+    else:
+        total = trip.shape[0]
+        blocks = (trip[lo:lo + step] for lo in range(0, total, step))
     if gpus is not None and dev != "gpu":
         raise OptionError("gpus needs device='gpu' (or 'auto' on a machine with a GPU)")
     out = np.empty(total, dtype=np.int64)

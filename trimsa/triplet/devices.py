@@ -36,7 +36,7 @@ from . import plan
 #: Fraction of a device's free memory a run may plan to use.
 MEMORY_FRACTION = 0.6
 #: Chunks per device of the dynamic scheme, and the fewest triplets in a chunk.
-CHUNKS_PER_DEVICE = 8
+CHUNKS_PER_DEVICE = 4
 MIN_CHUNK = 8192
 #: host threads (each with its own CUDA stream) per GPU
 STREAMS = 2
@@ -63,13 +63,29 @@ class CupyBackend:
         self.streams = int(streams or STREAMS)
         if self.streams < 1:
             raise OptionError(f"streams per GPU must be at least 1, got {self.streams}")
-        self._local = threading.local()
+        self._streams = {}
+        self._lock = threading.Lock()
 
     def count(self) -> int:
         return int(self._cupy.cuda.runtime.getDeviceCount())
 
-    def context(self, device: int):
-        return self._cupy.cuda.Device(device)
+    def context(self, device: int, slot: int = 0):
+        """Device ``device`` and its stream number ``slot`` as the current ones.
+
+        The streams live as long as the backend: CuPy's memory pool keeps
+        freed blocks per stream, so fresh streams for every call would never
+        reuse them.
+        """
+        cupy = self._cupy
+        key = (device, slot)
+        with self._lock:
+            if key not in self._streams:
+                with cupy.cuda.Device(device):
+                    self._streams[key] = cupy.cuda.Stream(non_blocking=True)
+        stack = contextlib.ExitStack()
+        stack.enter_context(cupy.cuda.Device(device))
+        stack.enter_context(self._streams[key])
+        return stack
 
     def free_bytes(self, device: int) -> int:
         with self._cupy.cuda.Device(device):
@@ -80,15 +96,9 @@ class CupyBackend:
         return plan.memory_model("gpu", sequence_bytes=seqs.codes.nbytes + seqs.offsets.nbytes)
 
     def score(self, seqs, trip, mode: int, scoring, out) -> None:
-        dev = self._cupy.cuda.Device().id
-        streams = getattr(self._local, "streams", None)
-        if streams is None:
-            streams = self._local.streams = {}
-        if dev not in streams:  # one stream per thread and device
-            streams[dev] = self._cupy.cuda.Stream(non_blocking=True)
-        with streams[dev]:
-            self._gpu.score_triplets(seqs, trip, mode, scoring, out=out, precision=self.precision,
-                                     mem_fraction=self._gpu.MEM_FRACTION / self.streams)
+        """Scores on the current device and stream (see :meth:`context`)."""
+        self._gpu.score_triplets(seqs, trip, mode, scoring, out=out, precision=self.precision,
+                                 mem_fraction=self._gpu.MEM_FRACTION / self.streams)
 
 
 class _Feed:
@@ -225,8 +235,8 @@ def score_on_devices(seqs, trip, mode: int, scoring, *, gpus=None, partition: st
 
     workers = max(1, int(getattr(backend, "streams", 1)))
 
-    def run(dev):
-        ctx = backend.context(dev)
+    def run(dev, slot=0):
+        ctx = backend.context(dev, slot) if workers > 1 else backend.context(dev)
         with ctx if ctx is not None else contextlib.nullcontext():
             cap = budget if budget is not None else int(backend.free_bytes(dev) * MEMORY_FRACTION)
             cap //= workers
@@ -285,14 +295,14 @@ def score_on_devices(seqs, trip, mode: int, scoring, *, gpus=None, partition: st
     else:
         errors = []
 
-        def guarded(dev):
+        def guarded(dev, slot):
             try:
-                run(dev)
+                run(dev, slot)
             except BaseException as exc:  # re-raised in the calling thread
                 errors.append(exc)
                 feed.abort()  # the others stop after their current batch
 
-        threads = [threading.Thread(target=guarded, args=(d,), name=f"trimsa-gpu{d}.{w}")
+        threads = [threading.Thread(target=guarded, args=(d, w), name=f"trimsa-gpu{d}.{w}")
                    for d in devs for w in range(workers)]
         for th in threads:
             th.start()
