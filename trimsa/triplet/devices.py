@@ -1,20 +1,26 @@
 """Triplet scoring on every GPU of one machine.
 
-One host thread per device and stream (:attr:`CupyBackend.streams`, two by
-default: while one batch's kernels run, the other thread plans and uploads
-the next, and the tail of one launch overlaps the next one's start). Each
-thread enters its device's context, takes parts from its device's queue, scores each in memory-bounded batches
+Host threads: one per device and stream (:attr:`CupyBackend.streams`, two
+by default: while one batch's kernels run, the other thread plans and
+uploads the next, and the tail of one launch overlaps the next one's start).
+Each thread enters its device's context, takes parts from its device's
+queue, scores each in memory-bounded batches
 (:func:`trimsa.triplet.plan.memory_batches`) and writes each batch's scores
-into the shared output at the batch's input positions. ``blocked`` and
-``interleaved`` give each device one part, as in the TrioSeq paper;
-``dynamic`` cuts the triplets into :data:`CHUNKS_PER_DEVICE` equal-cost
-chunks per device (LPT, :func:`trimsa.triplet.plan.dynamic`) in one shared
-queue, largest first, so that a device that runs ahead (a faster or less
-busy GPU, an error of the cost model) takes more of them. The chunks are
-planned on the calling thread in interleaved segments (one chunk per device
-each) while the devices already work on the first ones. The output is in
-input order and equal to what one device computes (each score depends only
-on its triplet).
+into the shared output at the batch's input positions.
+
+Partitions: ``blocked`` and ``interleaved`` give each device one part, as
+in the TrioSeq paper (cut into a few pieces for its streams); ``dynamic``
+cuts the triplets into up to :data:`CHUNKS_PER_DEVICE` equal-cost chunks
+per device (LPT, :func:`trimsa.triplet.plan.dynamic`) in one shared queue,
+largest first, so that a device that runs ahead (a faster or less busy GPU,
+an error of the cost model) takes more of them. A chunk holds at least
+:data:`MIN_CHUNK` triplets: a GPU needs many triplets per thread group to
+run efficiently, so a small set becomes one equal-cost part per device.
+The chunks are planned on the calling thread in segments (strided slices
+of the set) while the devices already work on the first ones.
+
+The output is in input order and equal to what one device computes (each
+score depends only on its triplet).
 
 The per-device work goes through a small backend object
 (:class:`CupyBackend` for real GPUs), so that the orchestration can be tested
@@ -37,7 +43,7 @@ from . import plan
 MEMORY_FRACTION = 0.6
 #: Chunks per device of the dynamic scheme, and the fewest triplets in a chunk.
 CHUNKS_PER_DEVICE = 4
-MIN_CHUNK = 8192
+MIN_CHUNK = 32768
 #: host threads (each with its own CUDA stream) per GPU
 STREAMS = 2
 
@@ -254,13 +260,14 @@ def score_on_devices(seqs, trip, mode: int, scoring, *, gpus=None, partition: st
         """Fill the feed (on this thread, while the devices already run)."""
         if P == 1 or partition != "dynamic":
             # one part per device (the static schemes need no costs), each cut
-            # into a few consecutive pieces so that its streams overlap
+            # into a few strided pieces (alike in their mix of lengths) so
+            # that its streams overlap and end together
             parts = [np.arange(T)] if P == 1 else plan.partition(np.zeros(T), P, partition)
             for d, part in zip(devs, parts):
                 n = 1 if workers == 1 else max(1, min(2 * workers, part.size // max(1, min_chunk)))
-                for piece in np.array_split(part, n):
-                    if piece.size:
-                        feed.put(d, piece)
+                for w in range(n):
+                    if part[w::n].size:
+                        feed.put(d, part[w::n])
         else:
             # equal-cost chunks (LPT) in one shared queue: a device that runs
             # ahead takes more of them. A whole number of chunks per device,
@@ -271,19 +278,17 @@ def score_on_devices(seqs, trip, mode: int, scoring, *, gpus=None, partition: st
             nseg = per_dev  # one chunk per device and segment
             r = rate or plan.DEFAULT_RATES["gpu"]
             for s in range(nseg):
-                if s == 0 and nseg > 1:
-                    # start the devices at once: the first chunks need no
-                    # balance (the queue evens them out), only the last ones do
-                    chunks = plan.interleaved(len(range(0, T, nseg)), P)
-                else:
-                    # the last segments in finer chunks (guided self-scheduling):
-                    # the tail of the queue is what a slower device can hold up
-                    size = len(range(s, T, nseg))
-                    k = P * min(2 ** max(0, s - nseg + 4),
-                                max(1, size // (P * max(1, min_chunk // 4))))
-                    costs = plan.triplet_costs(seqs.lengths, trip[s::nseg], r)
-                    chunks = plan.dynamic(costs, k)
-                    chunks.sort(key=lambda c: -costs[c].sum())  # largest first
+                # equal-cost chunks even in the first segment: a chunk that holds
+                # all the long triplets (as a round robin over an alternating
+                # set would) keeps its device busy while the others finish.
+                # The last segments in finer chunks (guided self-scheduling):
+                # the tail of the queue is what a slower device can hold up
+                size = len(range(s, T, nseg))
+                k = P * min(2 ** max(0, s - nseg + 4),
+                            max(1, size // (P * max(1, min_chunk // 4))))
+                costs = plan.triplet_costs(seqs.lengths, trip[s::nseg], r)
+                chunks = plan.dynamic(costs, k)
+                chunks.sort(key=lambda c: -costs[c].sum())  # largest first
                 for c in chunks:
                     if c.size:
                         feed.put(None, s + nseg * c)
