@@ -101,6 +101,19 @@ def test_several_streams_per_device(data, ndev, scheme):
             assert sorted(map(tuple, mine.tolist())) == sorted(map(tuple, trip[parts[d]].tolist()))
 
 
+def test_one_chunk_per_device_reaches_every_device(data):
+    # as many chunks as devices: the second thread of a device must not take
+    # the chunk another device waits for; its device's threads share one
+    seqs, trip, ref = data
+    fake = SlowDevice(3)
+    fake.streams = 2
+    got = score_on_devices(seqs, trip, 1, Scoring.dna(), backend=fake,
+                           min_chunk=4 * len(trip))
+    np.testing.assert_array_equal(got, ref)
+    assert {d for d, _t, _b in fake.batches} == {0, 1, 2}
+    assert len(fake.batches) == 6  # each chunk in two pieces, one per stream
+
+
 def test_a_device_error_is_raised(data):
     seqs, trip, _ref = data
     with pytest.raises(RuntimeError, match="device 1 failed"):

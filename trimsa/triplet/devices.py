@@ -110,21 +110,28 @@ class CupyBackend:
 class _Feed:
     """Index arrays for the device threads, filled while they run.
 
-    One queue per device (static schemes) or one queue shared by all
-    (dynamic). :meth:`take` waits for work until :meth:`close`;
-    :meth:`abort` empties the queues and wakes every thread.
+    Each device has its own queue (the static schemes put its pieces
+    there); the dynamic scheme puts chunks in one queue shared by all
+    (``dev=None``). A thread takes from its device's queue first; when that
+    is empty it takes a whole chunk from the shared queue and cuts it into
+    ``pieces`` strided pieces, keeping one and queueing the rest for the
+    other threads of its device. So a device takes one chunk at a time,
+    whatever its number of threads (a device's second thread must not take
+    a chunk that another device is waiting for). :meth:`take` waits for
+    work until :meth:`close`; :meth:`abort` empties the queues and wakes
+    every thread.
     """
 
-    def __init__(self, devs, shared: bool):
+    def __init__(self, devs, pieces: int = 1):
         self.cv = threading.Condition()
-        common = deque()
-        self.queues = {d: common if shared else deque() for d in devs}
+        self.common = deque()
+        self.queues = {d: deque() for d in devs}
+        self.pieces = max(1, int(pieces))
         self.closed = False
 
     def put(self, dev, idx) -> None:
         with self.cv:
-            q = next(iter(self.queues.values())) if dev is None else self.queues[dev]
-            q.append(idx)
+            (self.common if dev is None else self.queues[dev]).append(idx)
             self.cv.notify_all()
 
     def close(self) -> None:
@@ -134,6 +141,7 @@ class _Feed:
 
     def abort(self) -> None:
         with self.cv:
+            self.common.clear()
             for q in self.queues.values():
                 q.clear()
             self.closed = True
@@ -142,9 +150,18 @@ class _Feed:
     def take(self, dev):
         with self.cv:
             q = self.queues[dev]
-            while not q and not self.closed:
+            while not q and not self.common and not self.closed:
                 self.cv.wait()
-            return q.popleft() if q else None
+            if q:
+                return q.popleft()
+            if not self.common:
+                return None
+            chunk = self.common.popleft()
+            n = min(self.pieces, chunk.size)
+            q.extend(chunk[w::n] for w in range(1, n))
+            if n > 1:
+                self.cv.notify_all()
+            return chunk[0::n]
 
 
 @jit
@@ -234,12 +251,12 @@ def score_on_devices(seqs, trip, mode: int, scoring, *, gpus=None, partition: st
     if T == 0:
         return out
     P = len(devs)
-    feed = _Feed(devs, shared=partition == "dynamic" and P > 1)
     model = backend.memory_model(seqs)
     written = np.zeros(T, dtype=np.int8)
     lock = threading.Lock()
 
     workers = max(1, int(getattr(backend, "streams", 1)))
+    feed = _Feed(devs, pieces=workers)
 
     def run(dev, slot=0):
         ctx = backend.context(dev, slot) if workers > 1 else backend.context(dev)
