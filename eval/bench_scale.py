@@ -317,6 +317,8 @@ def main(argv=None):
                     help="target time of one device per set (default 8)")
     ap.add_argument("--lengths", default="32,256", help="LMIN,LMAX (default 32,256)")
     ap.add_argument("--sets", default=",".join(SETS))
+    ap.add_argument("--schemes", default=",".join(plan.SCHEMES),
+                    help="partition schemes to time on N > 1 devices (default: all)")
     ap.add_argument("--max-triplets", type=int, default=20_000_000)
     ap.add_argument("--out", default=str(ROOT / "eval" / "results"))
     args = ap.parse_args(argv)
@@ -352,7 +354,7 @@ def main(argv=None):
             ref = None
             for n in runner.counts():
                 runner.warm(seqs, trip, n)
-                schemes = ["dynamic"] if n == 1 else list(plan.SCHEMES)
+                schemes = ["dynamic"] if n == 1 else args.schemes.split(",")
                 for scheme in schemes:
                     runner.sync()
                     dt, res = timed(lambda: (runner.score(seqs, trip, n, scheme), runner.sync())[0])

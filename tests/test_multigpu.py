@@ -105,13 +105,20 @@ def test_one_chunk_per_device_reaches_every_device(data):
     # as many chunks as devices: the second thread of a device must not take
     # the chunk another device waits for; its device's threads share one
     seqs, trip, ref = data
-    fake = SlowDevice(3)
+
+    class Sleepy(FakeDevices):
+        # every batch takes long enough for all threads to have started
+        def score(self, *args):
+            time.sleep(0.3)
+            super().score(*args)
+
+    fake = Sleepy(3)
     fake.streams = 2
     got = score_on_devices(seqs, trip, 1, Scoring.dna(), backend=fake,
                            min_chunk=4 * len(trip))
     np.testing.assert_array_equal(got, ref)
     assert {d for d, _t, _b in fake.batches} == {0, 1, 2}
-    assert len(fake.batches) == 6  # each chunk in two pieces, one per stream
+    assert len(fake.batches) == 3  # chunks below min_chunk are not cut for the streams
 
 
 def test_a_device_error_is_raised(data):

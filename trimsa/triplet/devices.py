@@ -115,17 +115,21 @@ class _Feed:
     (``dev=None``). A thread takes from its device's queue first; when that
     is empty it takes a whole chunk from the shared queue and cuts it into
     ``pieces`` strided pieces, keeping one and queueing the rest for the
-    other threads of its device. So a device takes one chunk at a time,
+    other threads of its device (only pieces of at least ``min_piece``
+    triplets: a GPU runs a few large launches better than many small ones
+    side by side). So a device takes one chunk at a time,
     whatever its number of threads (a device's second thread must not take
     a chunk that another device is waiting for). :meth:`take` waits for
     work until :meth:`close`; :meth:`abort` empties the queues and wakes
     every thread.
     """
 
-    def __init__(self, devs, pieces: int = 1):
+    def __init__(self, devs, pieces: int = 1, min_piece: int = 1):
+        self.min_piece = max(1, int(min_piece))
         self.cv = threading.Condition()
         self.common = deque()
         self.queues = {d: deque() for d in devs}
+        self.busy = {d: 0 for d in devs}  # items taken and not yet done, per device
         self.pieces = max(1, int(pieces))
         self.closed = False
 
@@ -147,21 +151,43 @@ class _Feed:
             self.closed = True
             self.cv.notify_all()
 
+    def _may_share(self, dev) -> bool:
+        """Whether a thread of ``dev`` may take a chunk from the shared queue now.
+
+        Always when its device is idle; while the device still works on
+        something, only if more chunks wait than there are idle devices.
+        """
+        if not self.common:
+            return False
+        if self.busy[dev] == 0:
+            return True
+        return len(self.common) > sum(1 for b in self.busy.values() if b == 0)
+
     def take(self, dev):
+        """Next index array for a thread of ``dev``, or ``None`` when all is done.
+
+        The caller reports each one finished with :meth:`done`.
+        """
         with self.cv:
             q = self.queues[dev]
-            while not q and not self.common and not self.closed:
+            while not q and not self._may_share(dev) and not (self.closed and not self.common):
                 self.cv.wait()
             if q:
+                self.busy[dev] += 1
                 return q.popleft()
-            if not self.common:
+            if not self._may_share(dev):
                 return None
             chunk = self.common.popleft()
-            n = min(self.pieces, chunk.size)
+            n = max(1, min(self.pieces, chunk.size // self.min_piece))
             q.extend(chunk[w::n] for w in range(1, n))
-            if n > 1:
-                self.cv.notify_all()
+            self.busy[dev] += 1
+            self.cv.notify_all()
             return chunk[0::n]
+
+    def done(self, dev) -> None:
+        with self.cv:
+            self.busy[dev] -= 1
+            self.cv.notify_all()
 
 
 @jit
@@ -256,7 +282,7 @@ def score_on_devices(seqs, trip, mode: int, scoring, *, gpus=None, partition: st
     lock = threading.Lock()
 
     workers = max(1, int(getattr(backend, "streams", 1)))
-    feed = _Feed(devs, pieces=workers)
+    feed = _Feed(devs, pieces=workers, min_piece=min_chunk)
 
     def run(dev, slot=0):
         ctx = backend.context(dev, slot) if workers > 1 else backend.context(dev)
@@ -272,6 +298,7 @@ def score_on_devices(seqs, trip, mode: int, scoring, *, gpus=None, partition: st
                     with lock:
                         written[pos] += 1
                     out[pos] = res
+                feed.done(dev)
 
     def plan_parts():
         """Fill the feed (on this thread, while the devices already run)."""
@@ -281,7 +308,7 @@ def score_on_devices(seqs, trip, mode: int, scoring, *, gpus=None, partition: st
             # that its streams overlap and end together
             parts = [np.arange(T)] if P == 1 else plan.partition(np.zeros(T), P, partition)
             for d, part in zip(devs, parts):
-                n = 1 if workers == 1 else max(1, min(2 * workers, part.size // max(1, min_chunk)))
+                n = max(1, min(2 * workers if workers > 1 else 1, part.size // max(1, min_chunk)))
                 for w in range(n):
                     if part[w::n].size:
                         feed.put(d, part[w::n])
@@ -298,11 +325,11 @@ def score_on_devices(seqs, trip, mode: int, scoring, *, gpus=None, partition: st
                 # equal-cost chunks even in the first segment: a chunk that holds
                 # all the long triplets (as a round robin over an alternating
                 # set would) keeps its device busy while the others finish.
-                # The last segments in finer chunks (guided self-scheduling):
-                # the tail of the queue is what a slower device can hold up
+                # The last segment in finer chunks (guided self-scheduling):
+                # the tail of the queue is what a slower device can hold up.
+                # No chunk below min_chunk (small launches waste the GPU).
                 size = len(range(s, T, nseg))
-                k = P * min(2 ** max(0, s - nseg + 4),
-                            max(1, size // (P * max(1, min_chunk // 4))))
+                k = P * min(2 ** max(0, s - nseg + 2), max(1, size // (P * max(1, min_chunk))))
                 costs = plan.triplet_costs(seqs.lengths, trip[s::nseg], r)
                 chunks = plan.dynamic(costs, k)
                 chunks.sort(key=lambda c: -costs[c].sum())  # largest first
