@@ -179,7 +179,7 @@ def test_api_uses_every_chosen_device(data, monkeypatch, gpus):
     seqs, trip, ref = data
     fake = FakeDevices(3)
     monkeypatch.setattr(api, "resolve_device", lambda device, announce=True: device)
-    monkeypatch.setattr(devices, "CupyBackend", lambda precision=None: fake)
+    monkeypatch.setattr(devices.CupyBackend, "shared", classmethod(lambda cls, precision=None: fake))
     got = score_triplets(seqs, trip, mode="semiglobal", device="gpu", gpus=gpus,
                          partition="interleaved")  # every device gets a part
     np.testing.assert_array_equal(got, ref)

@@ -268,7 +268,7 @@ def score_triplets(seqs, triplets=None, *, mode: Mode = "global", scoring: Scori
     if dev == "gpu":
         from .devices import CupyBackend, score_on_devices
 
-        backend = CupyBackend(precision=precision)
+        backend = CupyBackend.shared(precision)
 
         def run(part, dst):
             score_on_devices(seqs, part, m, sc, gpus=gpus, partition=partition,

@@ -48,6 +48,10 @@ MIN_CHUNK = 32768
 STREAMS = 2
 
 
+_SHARED: dict = {}
+_SHARED_LOCK = threading.Lock()
+
+
 class CupyBackend:
     """Scores on CUDA devices through :mod:`trimsa.triplet._gpu` and CuPy.
 
@@ -71,6 +75,19 @@ class CupyBackend:
             raise OptionError(f"streams per GPU must be at least 1, got {self.streams}")
         self._streams = {}
         self._lock = threading.Lock()
+
+    @classmethod
+    def shared(cls, precision: str | None = None) -> "CupyBackend":
+        """One backend per precision for the whole process.
+
+        Its streams (and so the memory pool's blocks cached for them) are
+        reused by every call; a new backend per call would leave the pool's
+        blocks of the old streams unused.
+        """
+        with _SHARED_LOCK:
+            if precision not in _SHARED:
+                _SHARED[precision] = cls(precision=precision)
+            return _SHARED[precision]
 
     def count(self) -> int:
         return int(self._cupy.cuda.runtime.getDeviceCount())
