@@ -374,7 +374,7 @@ def test_gpu_device_goes_through_score_triplets(monkeypatch):
     fake = FakeDevices(1)
     monkeypatch.setattr(_gpu, "available", lambda: "FakeGPU")
     monkeypatch.setattr(_gpu, "require", lambda: None)
-    monkeypatch.setattr(devices, "CupyBackend", lambda precision=None: fake)
+    monkeypatch.setattr(devices.CupyBackend, "shared", classmethod(lambda cls, precision=None: fake))
     seqs = random_seqs(7, 15, 9)
     gt = build_guide_tree(seqs, device="gpu", time_budget=10)
     assert gt.engine == "exact" and gt.triplets == "all" and gt.n_triplets == 35
