@@ -22,7 +22,7 @@ pools, which may coincide). The number of triplets is chosen so that one device 
 about ``--seconds`` (from a rate calibrated on a sample). Each (set, N,
 scheme) is timed once after a warm-up; the speedup is over one device.
 
-GPU mode (default) runs in one process with one host thread per GPU
+GPU mode (default) runs in one process with two host threads (CUDA streams) per GPU
 (:func:`trimsa.triplet.devices.score_on_devices`). ``--cpu-workers W`` is a
 dry run on CPUs: Dask local clusters of 1, 2, 4, ... up to W single-thread
 worker processes (:func:`trimsa.distributed.score_triplets_distributed`).
