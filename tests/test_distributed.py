@@ -145,6 +145,46 @@ def test_local_scheduler_string(data):
     np.testing.assert_array_equal(got, _reference(seqs, trip[:20]))
 
 
+def test_local_cluster_pins_one_gpu_per_worker(data, monkeypatch):
+    # on a GPU machine local:N gives worker i the GPU gpu_ids[i % G] (CPU check: the env only)
+    seqs, trip = data
+    monkeypatch.setattr(tdist, "local_gpu_ids", lambda: ["5", "GPU-x"])
+    seen = []
+    real = tdist.connect
+
+    def spy(scheduler, **kw):
+        cm = real(scheduler, **kw)
+
+        class Wrap:
+            def __enter__(self):
+                c = cm.__enter__()
+                env = c.run(lambda: os.environ.get("CUDA_VISIBLE_DEVICES"))
+                seen.append(sorted(env.values()))
+                return c
+
+            def __exit__(self, *exc):
+                return cm.__exit__(*exc)
+
+        return Wrap()
+
+    monkeypatch.setattr(tdist, "connect", spy)
+    # the workers score on their CPU (device="auto" finds no CuPy GPU here)
+    got = tdist.score_triplets_distributed(seqs, trip[:20], scheduler="local:3", device="auto")
+    np.testing.assert_array_equal(got, _reference(seqs, trip[:20]))
+    assert seen == [["5", "5", "GPU-x"]]
+    # device="cpu" never pins
+    seen.clear()
+    tdist.score_triplets_distributed(seqs, trip[:5], scheduler="local:1", device="cpu")
+    assert seen == [[None]] or seen == [[os.environ.get("CUDA_VISIBLE_DEVICES")]]
+
+
+def test_local_gpu_ids_without_a_gpu():
+    from trimsa.triplet import _gpu
+
+    if _gpu.available() is None:
+        assert tdist.local_gpu_ids() == []
+
+
 def test_parse_scheduler():
     assert tdist.parse_scheduler("local:3") == ("local", 3)
     assert tdist.parse_scheduler("tls://h:1") == ("address", "tls://h:1")

@@ -1,7 +1,9 @@
 """Triplet scoring on a Dask distributed cluster.
 
 ``scheduler="local:N"`` starts a :class:`distributed.LocalCluster` of ``N``
-worker processes on this machine (``cores // N`` threads each);
+worker processes on this machine (``cores // N`` threads each; on a machine
+with GPUs, unless ``device="cpu"``, worker ``i`` sees only GPU ``i mod G``
+through its ``CUDA_VISIBLE_DEVICES``: one process per GPU);
 ``scheduler="tcp://HOST:PORT"`` (or any ``scheme://`` address) connects to a
 running cluster. Each worker scores with its GPU when it has one, else with
 its CPU cores (``device="auto"``, resolved on the worker).
@@ -91,11 +93,52 @@ def parse_scheduler(spec: str) -> tuple:
     raise OptionError(f"--scheduler must be local:N or tcp://HOST:PORT, got {spec!r}")
 
 
+def local_gpu_ids() -> list:
+    """The GPUs of this machine as ``CUDA_VISIBLE_DEVICES`` names, or ``[]`` (none, or no CuPy).
+
+    Honours a ``CUDA_VISIBLE_DEVICES`` already set for this process (numbers
+    or UUIDs).
+    """
+    from .triplet import _gpu
+
+    if _gpu.available() is None:
+        return []
+    import cupy
+
+    count = int(cupy.cuda.runtime.getDeviceCount())
+    given = [x.strip() for x in os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",") if x.strip()]
+    return given[:count] if given else [str(i) for i in range(count)]
+
+
+def _pinned_cluster(distributed, gpu_ids: list, **options):
+    """A local cluster whose worker ``i`` sees only GPU ``gpu_ids[i % len(gpu_ids)]``.
+
+    One process per GPU: each worker's CUDA context, host threads and GIL
+    are its own. Workers are added with ``scale``; each new worker's nanny
+    starts its process with ``CUDA_VISIBLE_DEVICES`` set.
+    """
+    import copy
+
+    class PinnedCluster(distributed.LocalCluster):
+        def new_worker_spec(self):
+            ((name, spec),) = super().new_worker_spec().items()
+            spec = copy.deepcopy(spec)
+            opts = spec.setdefault("options", {})
+            env = dict(opts.get("env") or {})
+            env["CUDA_VISIBLE_DEVICES"] = gpu_ids[int(name) % len(gpu_ids)]
+            opts["env"] = env
+            return {name: spec}
+
+    return PinnedCluster(n_workers=0, **options)
+
+
 @contextlib.contextmanager
-def connect(scheduler, *, timeout: float = 60):
+def connect(scheduler, *, timeout: float = 60, gpu_ids=None):
     """A :class:`distributed.Client` for ``scheduler`` (closed on exit unless passed in).
 
     ``scheduler`` is ``"local:N"``, an address, or an existing ``Client``.
+    ``gpu_ids`` (local clusters only): pin worker ``i`` to GPU
+    ``gpu_ids[i % len(gpu_ids)]`` through its ``CUDA_VISIBLE_DEVICES``.
     """
     distributed = _require()
     if isinstance(scheduler, distributed.Client):
@@ -104,10 +147,13 @@ def connect(scheduler, *, timeout: float = 60):
     kind, value = parse_scheduler(scheduler)
     if kind == "local":
         cores = os.cpu_count() or 1
-        cluster = distributed.LocalCluster(
-            n_workers=value, threads_per_worker=max(1, cores // value), processes=True,
-            dashboard_address=":0", silence_logs=logging.ERROR,
-        )
+        options = dict(threads_per_worker=max(1, cores // value), processes=True,
+                       dashboard_address=":0", silence_logs=logging.ERROR)
+        if gpu_ids:
+            cluster = _pinned_cluster(distributed, list(gpu_ids), **options)
+            cluster.scale(value)
+        else:
+            cluster = distributed.LocalCluster(n_workers=value, **options)
         try:
             with distributed.Client(cluster) as client:
                 client.wait_for_workers(value, timeout=timeout)
@@ -287,7 +333,11 @@ def score_triplets_distributed(seqs, triplets=None, *, mode: str = "global", sco
     out = np.empty(T, dtype=np.int64)
     if T == 0:
         return out
-    with connect(scheduler) as client:
+    # a local cluster on a GPU machine: one worker process per GPU (round robin)
+    pin = None
+    if device != "cpu" and isinstance(scheduler, str) and parse_scheduler(scheduler)[0] == "local":
+        pin = local_gpu_ids() or None
+    with connect(scheduler, gpu_ids=pin) as client:
         workers = sorted(client.scheduler_info()["workers"])
         if not workers:
             raise OptionError("the Dask cluster has no workers")
