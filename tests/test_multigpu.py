@@ -1,6 +1,7 @@
 """Scoring on several devices of one machine, with a fake per-device backend."""
 
 import sys
+import threading
 import time
 
 import numpy as np
@@ -119,6 +120,38 @@ def test_one_chunk_per_device_reaches_every_device(data):
     np.testing.assert_array_equal(got, ref)
     assert {d for d, _t, _b in fake.batches} == {0, 1, 2}
     assert len(fake.batches) == 3  # chunks below min_chunk are not cut for the streams
+
+
+def test_cupy_backend_retries_a_batch_too_big_for_its_stream_share():
+    # no GPU needed: a CupyBackend whose _gpu and cupy are stand-ins
+    import types
+
+    from trimsa.triplet import _gpu as real_gpu
+
+    calls = []
+
+    def score_triplets(seqs, trip, mode, scoring, out=None, precision=None, mem_fraction=None):
+        calls.append(mem_fraction)
+        if mem_fraction < 0.5:   # this batch's buffers need more than half the share
+            raise real_gpu.ScratchBudgetError("too small")
+        out[:] = 7
+
+    fake_gpu = types.SimpleNamespace(MEM_FRACTION=0.6, ScratchBudgetError=real_gpu.ScratchBudgetError,
+                                     score_triplets=score_triplets)
+    fake_cupy = types.SimpleNamespace(cuda=types.SimpleNamespace(
+        Device=lambda *a: types.SimpleNamespace(id=0)))
+    b = object.__new__(CupyBackend)
+    b._gpu, b._cupy, b.precision, b.streams = fake_gpu, fake_cupy, None, 2
+    b._streams, b._big, b._lock = {}, {}, threading.Lock()
+    out = np.zeros(3, dtype=np.int64)
+    b.score(None, np.zeros((3, 3), np.int32), 0, None, out)
+    assert calls == [0.3, 0.6] and (out == 7).all()
+    # one stream: nothing to retry with, the error stands
+    b.streams, calls[:] = 1, []
+    fake_gpu.MEM_FRACTION = 0.4
+    with pytest.raises(real_gpu.ScratchBudgetError):
+        b.score(None, np.zeros((3, 3), np.int32), 0, None, out)
+    assert calls == [0.4]
 
 
 def test_a_device_error_is_raised(data):

@@ -29,6 +29,13 @@ MEM_FRACTION = 0.6
 POLL_S = 2e-4
 
 
+class ScratchBudgetError(MemoryError):
+    """The face buffers of one block of thread groups exceed the batch's memory share.
+
+    Raised while planning, before anything is launched.
+    """
+
+
 def _probe():
     """``(name, None)`` of the current GPU, or ``(None, reason)``."""
     try:
@@ -298,8 +305,8 @@ def _prepare(ln, dev, idx, lens, mode, m, gap, res, info, split="auto", mem_frac
         free, _ = cupy.cuda.runtime.memGetInfo()
         budget = int(free * mem_fraction) // (4 * words)
         if budget < per_block:
-            raise MemoryError(f"GPU memory too small for one block of {per_block} groups "
-                              f"({words * 4 * per_block} bytes)")
+            raise ScratchBudgetError(f"GPU memory too small for one block of {per_block} groups "
+                                     f"({words * 4 * per_block} bytes)")
         if sp is not None and budget < blocks * per_block:
             sp = None   # column jobs must all be resident with their buffers: stream instead
             blocks = min(-(-nitems // per_block), resident)

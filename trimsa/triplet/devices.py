@@ -74,6 +74,7 @@ class CupyBackend:
         if self.streams < 1:
             raise OptionError(f"streams per GPU must be at least 1, got {self.streams}")
         self._streams = {}
+        self._big = {}  # per device: one batch at a time that takes the whole memory share
         self._lock = threading.Lock()
 
     @classmethod
@@ -119,9 +120,29 @@ class CupyBackend:
         return plan.memory_model("gpu", sequence_bytes=seqs.codes.nbytes + seqs.offsets.nbytes)
 
     def score(self, seqs, trip, mode: int, scoring, out) -> None:
-        """Scores on the current device and stream (see :meth:`context`)."""
-        self._gpu.score_triplets(seqs, trip, mode, scoring, out=out, precision=self.precision,
-                                 mem_fraction=self._gpu.MEM_FRACTION / self.streams)
+        """Scores on the current device and stream (see :meth:`context`).
+
+        A batch plans its face buffers within its stream's share of the free
+        memory (``MEM_FRACTION / streams``). One whose buffers need more
+        (very long sequences on a small GPU) is planned again with the whole
+        ``MEM_FRACTION``, one such batch at a time per device, so that
+        running several streams never turns a batch that one stream could
+        score into an error.
+        """
+        frac = self._gpu.MEM_FRACTION
+        try:
+            self._gpu.score_triplets(seqs, trip, mode, scoring, out=out, precision=self.precision,
+                                     mem_fraction=frac / self.streams)
+            return
+        except self._gpu.ScratchBudgetError:
+            if self.streams == 1:
+                raise
+        dev = self._cupy.cuda.Device().id
+        with self._lock:
+            big = self._big.setdefault(dev, threading.Lock())
+        with big:
+            self._gpu.score_triplets(seqs, trip, mode, scoring, out=out, precision=self.precision,
+                                     mem_fraction=frac)
 
 
 class _Feed:
