@@ -24,7 +24,8 @@
 // beside their tiles, and the layer before the first is NEG. Cells past a triplet's
 // end hold a padding residue whose substitution score is min(gap, 0): with
 // gap <= 0 such cells never exceed a real cell (docs/gpu.md), so local mode
-// folds every cell unmasked; semiglobal and global read masked cells only.
+// folds every cell unmasked and semiglobal folds whole rows / columns / layers
+// of its far faces, padding included; global reads its one cell masked.
 #include "dpx.cuh"
 
 #define TRIMSA_FULL 0xffffffffu
@@ -359,23 +360,28 @@ triplet_score(const unsigned char* __restrict__ codes,
                     }
                 }
             } else if (MODE == 1) {
+                // the far faces j = lb, k = lc (and i = la at the last layer). Padding
+                // cells of the same row / column / layer score no more than the best
+                // real cell of the face (gap <= 0, docs/gpu.md), so only the other
+                // half of a 16-bit pair is masked off: one constant mask per half.
 #pragma unroll
                 for (int h = 0; h < NH; ++h) {
                     if (i <= la[h]) {
-                        // the faces j = lb and k = lc: a switch with constant indices
-                        // (a run-time index would put the tile in local memory)
+                        const T keep = A::mask(h, true);
+                        // row / column by a switch with constant indices (a run-time
+                        // index would put the tile in local memory)
 #define TRIMSA_ROW(R)                                                                   \
     case R:                                                                             \
         if (R < TJ) {                                                                   \
             _Pragma("unroll") for (int c = 0; c < TK; ++c)                              \
-                best = A::max(best, A::min(Hn[R < TJ ? R : 0][c], A::mask(h, k0 + c < lc[h]))); \
+                best = A::max(best, A::min(Hn[R < TJ ? R : 0][c], keep));               \
         }                                                                               \
         break;
 #define TRIMSA_COL(C)                                                                   \
     case C:                                                                             \
         if (C < TK) {                                                                   \
             _Pragma("unroll") for (int r = 0; r < TJ; ++r)                              \
-                best = A::max(best, A::min(Hn[r][C < TK ? C : 0], A::mask(h, u0 + r < lb[h]))); \
+                best = A::max(best, A::min(Hn[r][C < TK ? C : 0], keep));               \
         }                                                                               \
         break;
                         switch (rr[h]) {
@@ -395,7 +401,7 @@ triplet_score(const unsigned char* __restrict__ codes,
                             for (int r = 0; r < TJ; ++r)
 #pragma unroll
                                 for (int c = 0; c < TK; ++c)
-                                    best = A::max(best, A::min(Hn[r][c], A::mask(h, u0 + r < lb[h] && k0 + c < lc[h])));
+                                    best = A::max(best, A::min(Hn[r][c], keep));
                         }
                     }
                 }
