@@ -218,6 +218,24 @@ def test_gpu_equals_cpu_mixed(kind, mode, prec):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("prec", ["int32", "int16"])
+@pytest.mark.parametrize("scores", [(5, -4, -1), (2, -1, -1), (1, -1, 2)])
+def test_gpu_semiglobal_far_faces_with_padding(scores, prec):
+    # cheap gaps make moves through padding score positively (match + 2 gap > 0):
+    # the semiglobal readout folds padded cells of the far faces unmasked, which
+    # is exact only because such a path never beats its projection onto the face;
+    # a positive gap goes to the CPU engine
+    _gpu = _gpu_or_skip()
+    rng = np.random.default_rng()
+    sc = Scoring.dna(*scores)
+    lens = np.concatenate([rng.integers(1, 120, size=50), [1, 2, 33, 64, 65, 200]])
+    seqs = random_set(rng, lens, _alphabet.get("dna"))
+    trip = rng.integers(0, len(seqs), size=(600, 3))
+    got = _gpu.score_triplets(seqs, trip, 1, sc, precision=prec)
+    assert np.array_equal(got, cpu_scores(seqs, trip, 1, sc))
+
+
+@pytest.mark.gpu
 @pytest.mark.parametrize("mode", MODES)
 def test_gpu_overflow_routes_to_32_bits(mode):
     _gpu = _gpu_or_skip()

@@ -24,7 +24,8 @@
 // beside their tiles, and the layer before the first is NEG. Cells past a triplet's
 // end hold a padding residue whose substitution score is min(gap, 0): with
 // gap <= 0 such cells never exceed a real cell (docs/gpu.md), so local mode
-// folds every cell unmasked; semiglobal and global read masked cells only.
+// folds every cell unmasked and semiglobal folds whole rows / columns / layers
+// of its far faces, padding included; global reads its one cell masked.
 #include "dpx.cuh"
 
 #define TRIMSA_FULL 0xffffffffu
@@ -61,13 +62,20 @@ triplet_score(const unsigned char* __restrict__ codes,
     constexpr int KW2 = P * TJ + 1;      // row length of the k-face buffer
 
     static_assert(P + Q - 2 < RING, "a group's last thread lags its first by P + Q - 2 steps");
-    __shared__ int sub_s[2 * 32 * 32];
+    __shared__ int sub_s[32 * 32];
+    // the transposed table with rows of 64 entries: the byte offset of
+    // sub[x][a] is a * 256 + 4 * x, which one byte permute builds from the
+    // residue byte 4 * x of bres / cres and a << 8 (see the layer's lookups)
+    __shared__ int subT_s[32 * 64];
     // per group: the items its first thread fetched, read by the others when they get there
     __shared__ int ring_s[(128 / GS) * RING];
-    for (int x = threadIdx.x; x < 2 * KP * KP; x += blockDim.x) sub_s[x] = subtab[x];
+    for (int x = threadIdx.x; x < KP * KP; x += blockDim.x) {
+        sub_s[x] = subtab[x];
+        subT_s[(x / KP) * 64 + x % KP] = subtab[KP * KP + x];
+    }
     __syncthreads();
     const int* subN = sub_s;             // subN[b * KP + c] = sub[b][c]
-    const int* subT = sub_s + KP * KP;   // subT[a * KP + x] = sub[x][a]
+    const char* subT = (const char*)subT_s;
     const int PAD = KP - 1;
 
     const int lane = threadIdx.x & 31;
@@ -134,7 +142,7 @@ triplet_score(const unsigned char* __restrict__ codes,
     for (int h = 0; h < NH; ++h) anext[h] = acode(h, i);
 
     // ---- per-region tile constants -----------------------------------
-    unsigned bres[TJ], cres[TK];   // residue of half h in bits 8h..8h+7
+    unsigned bres[TJ], cres[TK];   // 4 x the residue of half h in bits 8h..8h+7
     T sbc2g[TJ][TK];
     int rr[NH], cc[NH];           // row / column of the tile on the read faces, or -1
     T best = A::splat(0);
@@ -187,12 +195,12 @@ triplet_score(const unsigned char* __restrict__ codes,
 #pragma unroll
                     for (int r = 0; r < TJ; ++r) {
                         int bi = u0 + r;
-                        bres[r] |= (unsigned)((bi < lb[h]) ? (int)__ldg(codes + offB[h] + bi) : PAD) << (8 * h);
+                        bres[r] |= (unsigned)(4 * ((bi < lb[h]) ? (int)__ldg(codes + offB[h] + bi) : PAD)) << (8 * h);
                     }
 #pragma unroll
                     for (int c = 0; c < TK; ++c) {
                         int ci = k0 + c;
-                        cres[c] |= (unsigned)((ci < lc[h]) ? (int)__ldg(codes + offC[h] + ci) : PAD) << (8 * h);
+                        cres[c] |= (unsigned)(4 * ((ci < lc[h]) ? (int)__ldg(codes + offC[h] + ci) : PAD)) << (8 * h);
                     }
                     // the cell read: row / column -1 is the edge face (global, empty B or C)
                     int rl = lb[h] - 1 - u0, cl = lc[h] - 1 - k0;
@@ -213,7 +221,7 @@ triplet_score(const unsigned char* __restrict__ codes,
                         int v[NH];
 #pragma unroll
                         for (int h = 0; h < NH; ++h)
-                            v[h] = subN[((bres[r] >> (8 * h)) & 255) * KP + ((cres[c] >> (8 * h)) & 255)];
+                            v[h] = subN[((bres[r] >> (8 * h + 2)) & 63) * KP + ((cres[c] >> (8 * h + 2)) & 63)];
                         sbc2g[r][c] = A::add(A::pack(v), g2);
                     }
                 best = A::splat(0);
@@ -256,21 +264,25 @@ triplet_score(const unsigned char* __restrict__ codes,
             // -- scores of this layer's residue of A against the tile --
             T sab2g[TJ], sacm[TK], sac2g[TK];   // sab + 2g; sac - 4g; sac + 2g
             {
-                int ac[NH];
+                // byte offset a * 256 + 4 * x in one permute: byte 0 from the
+                // residue word (byte h), bytes 1-3 from a << 8
+                unsigned ac[NH];
 #pragma unroll
-                for (int h = 0; h < NH; ++h) ac[h] = anext[h] * KP;
+                for (int h = 0; h < NH; ++h) ac[h] = (unsigned)anext[h] << 8;
 #pragma unroll
                 for (int r = 0; r < TJ; ++r) {
                     int v[NH];
 #pragma unroll
-                    for (int h = 0; h < NH; ++h) v[h] = subT[ac[h] + ((bres[r] >> (8 * h)) & 255)];
+                    for (int h = 0; h < NH; ++h)
+                        v[h] = *(const int*)(subT + __byte_perm(bres[r], ac[h], 0x7650 + h));
                     sab2g[r] = A::add(A::pack(v), g2);
                 }
 #pragma unroll
                 for (int c = 0; c < TK; ++c) {
                     int v[NH];
 #pragma unroll
-                    for (int h = 0; h < NH; ++h) v[h] = subT[ac[h] + ((cres[c] >> (8 * h)) & 255)];
+                    for (int h = 0; h < NH; ++h)
+                        v[h] = *(const int*)(subT + __byte_perm(cres[c], ac[h], 0x7650 + h));
                     T s = A::pack(v);
                     sacm[c] = A::add(s, mg4);
                     sac2g[c] = A::add(s, g2);
@@ -348,23 +360,28 @@ triplet_score(const unsigned char* __restrict__ codes,
                     }
                 }
             } else if (MODE == 1) {
+                // the far faces j = lb, k = lc (and i = la at the last layer). Padding
+                // cells of the same row / column / layer score no more than the best
+                // real cell of the face (gap <= 0, docs/gpu.md), so only the other
+                // half of a 16-bit pair is masked off: one constant mask per half.
 #pragma unroll
                 for (int h = 0; h < NH; ++h) {
                     if (i <= la[h]) {
-                        // the faces j = lb and k = lc: a switch with constant indices
-                        // (a run-time index would put the tile in local memory)
+                        const T keep = A::mask(h, true);
+                        // row / column by a switch with constant indices (a run-time
+                        // index would put the tile in local memory)
 #define TRIMSA_ROW(R)                                                                   \
     case R:                                                                             \
         if (R < TJ) {                                                                   \
             _Pragma("unroll") for (int c = 0; c < TK; ++c)                              \
-                best = A::max(best, A::min(Hn[R < TJ ? R : 0][c], A::mask(h, k0 + c < lc[h]))); \
+                best = A::max(best, A::min(Hn[R < TJ ? R : 0][c], keep));               \
         }                                                                               \
         break;
 #define TRIMSA_COL(C)                                                                   \
     case C:                                                                             \
         if (C < TK) {                                                                   \
             _Pragma("unroll") for (int r = 0; r < TJ; ++r)                              \
-                best = A::max(best, A::min(Hn[r][C < TK ? C : 0], A::mask(h, u0 + r < lb[h]))); \
+                best = A::max(best, A::min(Hn[r][C < TK ? C : 0], keep));               \
         }                                                                               \
         break;
                         switch (rr[h]) {
@@ -384,7 +401,7 @@ triplet_score(const unsigned char* __restrict__ codes,
                             for (int r = 0; r < TJ; ++r)
 #pragma unroll
                                 for (int c = 0; c < TK; ++c)
-                                    best = A::max(best, A::min(Hn[r][c], A::mask(h, u0 + r < lb[h] && k0 + c < lc[h])));
+                                    best = A::max(best, A::min(Hn[r][c], keep));
                         }
                     }
                 }

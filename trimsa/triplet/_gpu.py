@@ -148,13 +148,13 @@ def score_triplets(seqs, trip, mode, scoring, out=None, precision=None, stats=No
         out = np.empty(trip.shape[0], dtype=np.int64)
     if trip.shape[0] == 0:
         return out
-    if mode == 2 and scoring.gap > 0:
+    if mode != 0 and scoring.gap > 0:
         # padding cells are harmless only when gaps do not score positively
         from . import _cpu
 
         T = trip.shape[0]
         _cpu.score_batch(seqs.codes, seqs.offsets, trip.astype(np.int32), scoring.table,
-                         np.int32(scoring.gap), 2, 2, out, max(1, min(T, 64)))
+                         np.int32(scoring.gap), mode, mode, out, max(1, min(T, 64)))
         return out
     batch = Batch(seqs, trip, mode, scoring, precision, split, mem_fraction)
     batch.run()
@@ -177,8 +177,8 @@ class Batch:
         require()
         import cupy
 
-        if mode == 2 and scoring.gap > 0:
-            raise OptionError("local mode on the GPU needs gap <= 0")
+        if mode != 0 and scoring.gap > 0:
+            raise OptionError("semiglobal and local mode on the GPU need gap <= 0")
         precision = precision or PRECISION
         if precision not in plan.PRECISIONS:
             raise OptionError(
