@@ -163,7 +163,7 @@ def main(argv=None):
     ap.add_argument("--cells", type=float, default=4e11, help="cells per timed batch (about)")
     ap.add_argument("--skip-check", action="store_true")
     ap.add_argument("--single", default="8,16,32,64,128,256,512,1024")
-    ap.add_argument("--multi", default="", help="experiment: configs TJxTKxPxQ (comma list) "
+    ap.add_argument("--multi", default="", help="experiment: configs TJxTKxPxQ[:MINBLOCKS] (comma list) "
                     "to try in turn for planes larger than one region")
     args = ap.parse_args(argv)
     lines = []
@@ -190,8 +190,12 @@ def main(argv=None):
     rows = []
     for cfg in (args.multi.split(",") if args.multi else [None]):
         if cfg:
-            _gpu_plan.CONFIGS = _gpu_plan.CONFIGS[:-1] + (tuple(int(x) for x in cfg.split("x")),)
-            log(f"multi-region config {_gpu_plan.CONFIGS[-1]}")
+            shape, _, minb = cfg.partition(":")
+            conf = tuple(int(x) for x in shape.split("x"))
+            _gpu_plan.CONFIGS = _gpu_plan.CONFIGS[:-1] + (conf,)
+            for bits in (16, 32):
+                _gpu_plan.MIN_BLOCKS[(conf[0], conf[1], bits)] = int(minb or 1)
+            log(f"multi-region config {conf}, min blocks per SM {int(minb or 1)}")
         rows += throughput(rng, lengths, args.modes.split(","), args.precisions.split(","), log, args.cells)
     log("\n| L | mode | precision | triplets | ms | TCUPS | regs | local bytes | config TJxTKxPxQ | bits |")
     log("|---:|---|---|---:|---:|---:|---:|---:|---|---:|")

@@ -31,9 +31,13 @@
 #define TRIMSA_FULL 0xffffffffu
 // entries of a group's ring of fetched items (more than any group's wavefront lag)
 #define RING 16
+// blocks of 128 threads the compiler must fit on one SM (registers per thread <= 65536 / (128 * this))
+#ifndef TRIMSA_MIN_BLOCKS
+#define TRIMSA_MIN_BLOCKS 1
+#endif
 
 template <class A, int TJ, int TK, int P, int Q, int MODE>
-__global__ void __launch_bounds__(128)
+__global__ void __launch_bounds__(128, TRIMSA_MIN_BLOCKS)
 triplet_score(const unsigned char* __restrict__ codes,
               const long long* __restrict__ offsets,
               const int* __restrict__ slots,   // (nitems * NH, 3): A, B, C sequence indices

@@ -77,7 +77,8 @@ def _function(config: tuple, bits: int, mode: int):
     import cupy
 
     dev = cupy.cuda.Device().id
-    key = (config, bits, mode, dev)
+    minb = plan.MIN_BLOCKS.get((config[0], config[1], bits), 1)
+    key = (config, bits, mode, dev, minb)
     hit = _FUNCTIONS.get(key)
     if hit is None:
         from ..kernels import module
@@ -85,7 +86,7 @@ def _function(config: tuple, bits: int, mode: int):
         tj, tk, p, q = config
         arith = "S16x2" if bits == 16 else "I32"
         expr = f"triplet_score<{arith}, {tj}, {tk}, {p}, {q}, {mode}>"
-        fn = module(_KERNEL, (expr,), (), dev).get_function(expr)
+        fn = module(_KERNEL, (expr,), (f"-DTRIMSA_MIN_BLOCKS={minb}",), dev).get_function(expr)
         sms = cupy.cuda.Device(dev).attributes["MultiProcessorCount"]
         regs = -(-max(int(fn.num_regs), 1) // 8) * 8
         per_sm = max(1, min(65536 // (regs * _BLOCK), 2048 // _BLOCK))
