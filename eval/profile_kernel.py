@@ -1,0 +1,64 @@
+"""Run one batch of the triplet kernel, for a profiler (Nsight Compute) to look at.
+
+Usage (on a GPU machine)::
+
+    ncu --kernel-name regex:triplet_score --launch-skip 1 --launch-count 1 \\
+        --section SpeedOfLight --section SchedulerStats --section WarpStateStats \\
+        --section InstructionStats --section ComputeWorkloadAnalysis --section Occupancy \\
+        python eval/profile_kernel.py --length 64 --mode global --precision int16
+
+The batch is built as in ``eval/bench_kernels.py`` (random DNA, equal
+lengths, about ``--cells`` cells). It is launched twice, so that
+``--launch-skip 1`` profiles a launch whose module is already loaded. The
+script prints the batch's configuration and kernel time (by CUDA events,
+outside the profiler's replays).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from trimsa import alphabet as _alphabet  # noqa: E402
+from trimsa.scoring import Scoring  # noqa: E402
+from trimsa.triplet import _gpu  # noqa: E402
+from trimsa.triplet._synthetic import random_set  # noqa: E402
+
+MODES = ("global", "semiglobal", "local")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--length", type=int, default=64)
+    ap.add_argument("--mode", choices=MODES, default="global")
+    ap.add_argument("--precision", choices=("int32", "int16"), default="int16")
+    ap.add_argument("--cells", type=float, default=6e10)
+    args = ap.parse_args(argv)
+    import cupy
+
+    _gpu.require()
+    rng = np.random.default_rng(1)
+    L = args.length
+    T = int(min(1 << 20, max(2048, args.cells // L**3)))
+    seqs = random_set(rng, np.full(64, L), _alphabet.get("dna"))
+    trip = np.stack([rng.permutation(64)[:3] for _ in range(256)])[rng.integers(0, 256, size=T)]
+    batch = _gpu.Batch(seqs, trip, MODES.index(args.mode), Scoring.dna(), args.precision)
+    for _ in range(2):
+        a, b = cupy.cuda.Event(), cupy.cuda.Event()
+        a.record()
+        batch.run()
+        b.record()
+        b.synchronize()
+        t = cupy.cuda.get_elapsed_time(a, b) / 1e3
+    print(f"L={L} {args.mode} {args.precision} triplets={T} {batch.info[0]} "
+          f"last launch {t * 1e3:.3f} ms, {T * L**3 / t / 1e12:.3f} TCUPS")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
