@@ -145,10 +145,8 @@ def test_local_scheduler_string(data):
     np.testing.assert_array_equal(got, _reference(seqs, trip[:20]))
 
 
-def test_local_cluster_pins_one_gpu_per_worker(data, monkeypatch):
-    # on a GPU machine local:N gives worker i the GPU gpu_ids[i % G] (CPU check: the env only)
-    seqs, trip = data
-    monkeypatch.setattr(tdist, "local_gpu_ids", lambda: ["5", "GPU-x"])
+def _spy_on_workers(monkeypatch, probe):
+    """Record ``sorted(probe() on every worker)`` each time a client is opened."""
     seen = []
     real = tdist.connect
 
@@ -158,8 +156,7 @@ def test_local_cluster_pins_one_gpu_per_worker(data, monkeypatch):
         class Wrap:
             def __enter__(self):
                 c = cm.__enter__()
-                env = c.run(lambda: os.environ.get("CUDA_VISIBLE_DEVICES"))
-                seen.append(sorted(env.values()))
+                seen.append(sorted(c.run(probe).values(), key=str))
                 return c
 
             def __exit__(self, *exc):
@@ -168,6 +165,23 @@ def test_local_cluster_pins_one_gpu_per_worker(data, monkeypatch):
         return Wrap()
 
     monkeypatch.setattr(tdist, "connect", spy)
+    return seen
+
+
+def _visible():
+    return os.environ.get("CUDA_VISIBLE_DEVICES")
+
+
+def test_local_cluster_pins_one_gpu_per_worker(data, monkeypatch):
+    # on a GPU machine local:N gives worker i the GPU gpu_ids[i % G] (CPU check: the env only;
+    # test_local_cluster_of_gpu_workers checks real GPUs)
+    from trimsa.triplet import _gpu
+
+    if _gpu.available() is not None:
+        pytest.skip("made-up GPU ids: a check for machines without a GPU")
+    seqs, trip = data
+    monkeypatch.setattr(tdist, "local_gpu_ids", lambda: ["5", "GPU-x"])
+    seen = _spy_on_workers(monkeypatch, _visible)
     # the workers score on their CPU (device="auto" finds no CuPy GPU here)
     got = tdist.score_triplets_distributed(seqs, trip[:20], scheduler="local:3", device="auto")
     np.testing.assert_array_equal(got, _reference(seqs, trip[:20]))
@@ -176,6 +190,42 @@ def test_local_cluster_pins_one_gpu_per_worker(data, monkeypatch):
     seen.clear()
     tdist.score_triplets_distributed(seqs, trip[:5], scheduler="local:1", device="cpu")
     assert seen == [[None]] or seen == [[os.environ.get("CUDA_VISIBLE_DEVICES")]]
+
+
+def _worker_gpu():
+    import cupy
+
+    return (os.environ.get("CUDA_VISIBLE_DEVICES"), int(cupy.cuda.runtime.getDeviceCount()))
+
+
+@pytest.mark.gpu
+def test_local_cluster_of_gpu_workers(data, monkeypatch):
+    """On a GPU machine: local:N puts one worker on each GPU; scores equal the CPU engine."""
+    seqs, trip = data
+    ids = tdist.local_gpu_ids()
+    n = max(2, len(ids))
+    seen = _spy_on_workers(monkeypatch, _worker_gpu)
+    got = tdist.score_triplets_distributed(seqs, trip, mode="semiglobal", scheduler=f"local:{n}",
+                                           device="gpu")
+    np.testing.assert_array_equal(got, _reference(seqs, trip, "semiglobal"))
+    # each worker sees exactly one GPU, and together they cover every GPU
+    assert seen == [sorted(((ids[i % len(ids)], 1) for i in range(n)), key=str)]
+
+
+@pytest.mark.gpu
+def test_existing_cluster_of_gpu_workers_by_address(data):
+    """On a GPU machine: a cluster reached by its tcp:// address scores on its workers' GPUs."""
+    seqs, trip = data
+    ids = tdist.local_gpu_ids()
+    with tdist._pinned_cluster(distributed, ids, threads_per_worker=1, processes=True,
+                               dashboard_address=":0", silence_logs=40) as cluster:
+        cluster.scale(len(ids))
+        with distributed.Client(cluster) as c:
+            c.wait_for_workers(len(ids), timeout=120)
+            assert sorted(c.run(_worker_gpu).values(), key=str) == sorted(((i, 1) for i in ids), key=str)
+        got = tdist.score_triplets_distributed(seqs, trip, scheduler=cluster.scheduler_address,
+                                               device="gpu", partition="interleaved")
+    np.testing.assert_array_equal(got, _reference(seqs, trip))
 
 
 def test_local_gpu_ids_without_a_gpu():
