@@ -345,8 +345,19 @@ def main(argv=None):
             per = float(rate.seconds(plan.triplet_cells(seqs.lengths, sample)).mean())
             T = int(min(args.max_triplets, max(1000, args.seconds / per)))
             seqs, trip = build(kind, T, lmin, lmax, seed=2)
+            # the small calibration sample overstates the time per triplet of a large set
+            # (fixed costs per launch): one timed run on one device sets the size instead
+            runner.warm(seqs, trip, 1)
+            runner.sync()
+            first, _ = timed(lambda: (runner.one_device(seqs, trip), runner.sync()))
+            resized = ""
+            if first < 0.8 * args.seconds and T < args.max_triplets:
+                T2 = int(min(args.max_triplets, T * args.seconds / max(first, 1e-3)))
+                resized = f" (resized from {T}, whose one-device run took {first:.2f} s)"
+                T = T2
+                seqs, trip = build(kind, T, lmin, lmax, seed=2)
             cells = plan.triplet_cells(seqs.lengths, trip)
-            notes.append(f"{kind}: T = {T} triplets, {cells.sum() / 1e9:.2f} G cells, "
+            notes.append(f"{kind}: T = {T} triplets{resized}, {cells.sum() / 1e9:.2f} G cells, "
                          f"calibrated {rate.cells_per_s / 1e9:.3g} G cells/s + "
                          f"{rate.overhead_s * 1e6:.3g} us/triplet")
             costs = rate.seconds(cells)
