@@ -109,15 +109,20 @@ def time_batch(batch, reps):
     return float(np.median(times))
 
 
+def equal_lengths(rng, L, budget_cells):
+    """``(seqs, trip)``: about ``budget_cells`` cells of triplets of 64 random DNA sequences of length L."""
+    T = int(min(1 << 20, max(2048, budget_cells // L**3)))
+    seqs = random_set(rng, np.full(64, L), _alphabet.get("dna"))
+    trip = np.stack([rng.permutation(64)[:3] for _ in range(256)])
+    return seqs, trip[rng.integers(0, 256, size=T)]
+
+
 def throughput(rng, lengths, modes, precs, log, budget_cells):
-    dna = _alphabet.get("dna")
     sc = Scoring.dna()
     out = []
     for L in lengths:
-        T = int(min(1 << 20, max(2048, budget_cells // L**3)))
-        seqs = random_set(rng, np.full(64, L), dna)
-        trip = np.stack([rng.permutation(64)[:3] for _ in range(256)])
-        trip = trip[rng.integers(0, 256, size=T)]
+        seqs, trip = equal_lengths(rng, L, budget_cells)
+        T = trip.shape[0]
         cells = T * L**3
         for mode in modes:
             mi = MODES.index(mode)
@@ -135,8 +140,6 @@ def throughput(rng, lengths, modes, precs, log, budget_cells):
 
 
 def single(rng, lengths, log):
-    import cupy
-
     dna = _alphabet.get("dna")
     sc = Scoring.dna()
     out = []
@@ -193,8 +196,8 @@ def main(argv=None):
             shape, _, minb = cfg.partition(":")
             conf = tuple(int(x) for x in shape.split("x"))
             _gpu_plan.CONFIGS = _gpu_plan.CONFIGS[:-1] + (conf,)
-            for bits in (16, 32):
-                _gpu_plan.MIN_BLOCKS[(conf[0], conf[1], bits)] = int(minb or 1)
+            for bits in (16, 32):   # this configuration only: one-region planes keep theirs
+                _gpu_plan.MIN_BLOCKS[(conf, bits)] = int(minb or 1)
             log(f"multi-region config {conf}, min blocks per SM {int(minb or 1)}")
         rows += throughput(rng, lengths, args.modes.split(","), args.precisions.split(","), log, args.cells)
     log("\n| L | mode | precision | triplets | ms | TCUPS | regs | local bytes | config TJxTKxPxQ | bits |")

@@ -77,7 +77,7 @@ def _function(config: tuple, bits: int, mode: int):
     import cupy
 
     dev = cupy.cuda.Device().id
-    minb = plan.MIN_BLOCKS.get((config[0], config[1], bits), 1)
+    minb = plan.MIN_BLOCKS.get((config, bits), 1)
     key = (config, bits, mode, dev, minb)
     hit = _FUNCTIONS.get(key)
     if hit is None:

@@ -36,7 +36,7 @@ SPLIT = (8, 8, 8, 4)
 #: docs/gpu.md: 4 x 4 tiles spend more instructions per cell on the per-step work)
 TILE_COST = {(4, 4): 1.6, (8, 8): 1.0}
 #: blocks of 128 threads per SM that the compiler is asked to fit (``__launch_bounds__``),
-#: per (TJ, TK, bits); 1 (the default) lets a thread use up to 255 registers
+#: per ((TJ, TK, P, Q), bits); 1 (the default) lets a thread use up to 255 registers
 MIN_BLOCKS: dict = {}
 INT16_MAX = 32767
 INT32_MAX = 2**31 - 1
