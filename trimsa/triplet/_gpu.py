@@ -205,8 +205,6 @@ class Batch:
 
     def run(self):
         """Launch every kernel of the batch (asynchronously, on the current stream)."""
-        import cupy
-
         self.res.fill(0 if self.mode else np.iinfo(np.int32).min)
         for fn, grid, args, zero in self.calls:
             for a in zero:   # the item counter, and the split mode's flags
