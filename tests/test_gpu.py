@@ -381,3 +381,75 @@ def test_split_plan_columns_and_offsets():
     # too many column jobs to be resident at once, or a full GPU: no split
     assert _gpu._split_plan(launch, lens, 0, sum(nk) - 1) is None
     assert _gpu._split_plan(launch, lens, 0, 16) is None
+
+
+def _stand_in_function(resident_blocks):
+    """``_gpu._function`` without a GPU: ``resident_blocks`` blocks of any kernel fit at once."""
+    return lambda config, bits, mode: (None, resident_blocks)
+
+
+@pytest.mark.parametrize("mode", [0, 1])
+def test_tail_of_a_launch_of_long_items_goes_to_split_pieces(monkeypatch, mode):
+    from trimsa.triplet import _gpu
+
+    monkeypatch.setattr(_gpu, "_function", _stand_in_function(10))
+    tj, tk, p, q = plan.CONFIGS[plan.MULTI]
+    groups = 10 * (_gpu._BLOCK // (p * q))            # 40 stream groups
+    split_groups = 10 * (_gpu._BLOCK // 32)            # 40 column jobs at once
+    lens = np.tile([300, 300, 300], (200, 1))
+    lens[:, 2] = 300 - np.arange(200) % 7              # near-equal costs, 10 region columns in split mode
+    items = np.arange(200).reshape(100, 2)             # 100 items = 2 waves of 40 + 20
+    ln = plan.Launch(plan.MULTI, 16, items)
+    parts = _gpu._without_tail(ln, lens, mode)
+    assert parts[0].items.shape[0] == 2 * groups
+    nk = -(-300 // (plan.SPLIT[3] * plan.SPLIT[1]))
+    per = min(split_groups // 8, split_groups // nk)
+    assert [x.items.shape[0] for x in parts[1:]] == [per] * (20 // per) + ([20 % per] if 20 % per else [])
+    np.testing.assert_array_equal(np.concatenate([x.items for x in parts]), items)
+    assert all(x.shape == ln.shape and x.bits == ln.bits for x in parts)
+    # each piece is one the split planner takes
+    for x in parts[1:]:
+        assert _gpu._split_plan(x, lens, mode, split_groups) is not None
+
+
+def test_launches_that_keep_their_tail(monkeypatch):
+    from trimsa.triplet import _gpu
+
+    monkeypatch.setattr(_gpu, "_function", _stand_in_function(10))
+    lens = np.tile([300, 300, 300], (400, 1))
+
+    def cut(items, lens=lens, shape=plan.MULTI, split="auto"):
+        return len(_gpu._without_tail(plan.Launch(shape, 16, items), lens, 0, split))
+
+    assert cut(np.arange(200).reshape(100, 2)) > 1                     # the case above
+    assert cut(np.arange(200).reshape(100, 2), split="never") == 1
+    assert cut(np.arange(160).reshape(80, 2)) == 1                     # whole waves
+    assert cut(np.arange(60).reshape(30, 2)) == 1                      # less than one wave
+    assert cut(np.arange(236).reshape(118, 2)) == 1                    # last wave 38 of 40: full enough
+    spread = lens.copy()
+    spread[100:, :] = 200                                              # the cheap items fill the tail
+    assert cut(np.arange(200).reshape(100, 2), spread) == 1
+    narrow = lens.copy()
+    narrow[:, 2] = 30                                                  # one region column
+    assert cut(np.arange(200).reshape(100, 2), narrow) == 1
+    many = np.tile([300, 300, 300], (4000, 1))                         # 50 waves: tail negligible
+    assert cut(np.arange(4000).reshape(2000, 2), many) == 1
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("mode", [0, 1, 2])
+def test_gpu_tail_in_split_launches_equals_cpu(mode):
+    """A launch of near-equal long items a little over whole waves: its tail is swept column-parallel."""
+    _gpu = _gpu_or_skip()
+    rng = np.random.default_rng(11 + mode)
+    sc = Scoring.dna()
+    seqs = random_set(rng, rng.integers(125, 131, size=40), _alphabet.get("dna"))
+    _, resident = _gpu._function(plan.CONFIGS[plan.MULTI], 16, mode)
+    tj, tk, p, q = plan.CONFIGS[plan.MULTI]
+    groups = resident * (_gpu._BLOCK // (p * q))
+    T = 2 * (groups + groups // 4)                                      # 1.25 waves of 16-bit items
+    trip = np.stack([rng.permutation(40)[:3] for _ in range(T)])
+    batch = _gpu.Batch(seqs, trip, mode, sc, "int16")
+    assert any(i["split"] for i in batch.info) and not all(i["split"] for i in batch.info)
+    got = batch.run().wait().result()
+    np.testing.assert_array_equal(got, cpu_scores(seqs, trip, mode, sc))

@@ -199,9 +199,10 @@ class Batch:
         self.res = cupy.empty(T, dtype=cupy.int32)
         self.calls = []
         self.info = []
-        for ln in launches:
-            self.calls.append(_prepare(ln, dev, idx, lens, mode, m, scoring.gap, self.res, self.info,
-                                       split, mem_fraction))
+        for whole in launches:
+            for ln in _without_tail(whole, lens, mode, split):
+                self.calls.append(_prepare(ln, dev, idx, lens, mode, m, scoring.gap, self.res,
+                                           self.info, split, mem_fraction))
 
     def run(self):
         """Launch every kernel of the batch (asynchronously, on the current stream)."""
@@ -272,6 +273,57 @@ def _split_plan(ln, lens, mode, resident_groups):
     kwidth = int((nk * q * tk).max()) + 1
     words = 2 * nlmax * (kwidth + p * tj + 1)
     return np.array(rows_out, dtype=np.int32), koff, foff, words, nlmax, kwidth
+
+
+#: a launch of long items whose last wave is partial ends with a few thread groups
+#: busy and the rest of the GPU idle; below this many waves that tail is worth
+#: moving to column-parallel launches
+TAIL_WAVES = 16
+#: ... when its items cost nearly the same (cheapest / dearest at least this):
+#: with a spread of costs the cost-ordered hand-out already fills the tail
+TAIL_EVEN = 0.8
+#: ... and the last wave fills less than this share of the thread groups
+TAIL_FILL = 0.75
+
+
+def _without_tail(ln, lens, mode, split="auto"):
+    """``[ln]``, or ``ln`` cut into a head of whole waves and tail pieces for split launches.
+
+    The items of a launch of multi-region planes are handed out to the
+    resident thread groups in waves. With ``n = w * G + r`` items of equal
+    cost on ``G`` groups, the stream ends with ``r`` groups busy for a whole
+    item while the others idle: a loss of up to one item's time, which for
+    long triplets is a large share of the launch (at L = 1024 an item takes
+    about a second). The last ``r`` items are instead swept column-parallel
+    (:func:`_split_plan`, each by several groups), in pieces small enough for
+    all their column jobs to be resident. ``_prepare`` still falls back to
+    streaming a piece whose buffers do not fit in memory.
+    """
+    if split != "auto" or not plan.scratch_words(ln, lens, mode)[0]:
+        return [ln]
+    tj, tk, p, q = plan.CONFIGS[ln.shape]
+    _, resident = _function(plan.CONFIGS[ln.shape], ln.bits, mode)
+    groups = resident * (_BLOCK // (p * q))
+    n = ln.items.shape[0]
+    waves, r = divmod(n, groups)
+    if waves == 0 or waves >= TAIL_WAVES or r == 0 or r >= TAIL_FILL * groups:
+        return [ln]
+    g = 1 if mode == 0 else 0
+    it = np.where(ln.items >= 0, ln.items, ln.items[:, :1])
+    cost = ((lens[it, 0] + g) * lens[it, 1] * lens[it, 2]).max(axis=1)
+    if cost[n - r:].min() < TAIL_EVEN * cost[:n - r].max():
+        return [ln]
+    stj, stk, sp_, sq = plan.SPLIT
+    _, split_resident = _function(plan.SPLIT, ln.bits, mode)
+    split_groups = split_resident * (_BLOCK // (sp_ * sq))
+    nk = int(-(-max(int(lens[it[n - r:], 2].max()), 1) // (sq * stk)))
+    per = min(split_groups // 8, split_groups // nk)
+    if nk < 2 or per < 1:   # one region column: nothing to sweep in parallel
+        return [ln]
+    out = [plan.Launch(ln.shape, ln.bits, ln.items[:n - r])]
+    for a in range(n - r, n, per):
+        out.append(plan.Launch(ln.shape, ln.bits, ln.items[a:min(n, a + per)]))
+    return out
 
 
 def _prepare(ln, dev, idx, lens, mode, m, gap, res, info, split="auto", mem_fraction=MEM_FRACTION):
