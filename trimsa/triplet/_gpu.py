@@ -97,6 +97,17 @@ def _function(config: tuple, bits: int, mode: int):
     return hit
 
 
+def _free_bytes() -> int:
+    """Free memory of the current device, counting the blocks CuPy's pool holds unused.
+
+    The pool gives its cached blocks back to the driver and retries when an
+    allocation fails, so they are as good as free.
+    """
+    import cupy
+
+    return int(cupy.cuda.runtime.memGetInfo()[0] + cupy.get_default_memory_pool().free_bytes())
+
+
 class _Device:
     """Per-call device copies of the sequences and the tables."""
 
@@ -208,7 +219,7 @@ class Batch:
             raise OptionError("sequences too long for these scores (32-bit overflow); use smaller scores")
         dev = _Device(seqs, scoring)
         self.res = cupy.empty(T, dtype=cupy.int32)
-        budget = int(cupy.cuda.runtime.memGetInfo()[0] * mem_fraction) // 4   # words
+        budget = int(_free_bytes() * mem_fraction) // 4   # words
         calls = []
         for whole in launches:
             for ln in _without_tail(whole, lens, mode, split):
@@ -366,7 +377,7 @@ def _prepare(ln, dev, idx, lens, mode, m, gap, res, split="auto", budget=None):
     import cupy
 
     if budget is None:
-        budget = int(cupy.cuda.runtime.memGetInfo()[0] * MEM_FRACTION) // 4
+        budget = int(_free_bytes() * MEM_FRACTION) // 4
     items = ln.items
     slots, dst = plan.slot_rows(items, idx)
     config = plan.CONFIGS[ln.shape]

@@ -421,11 +421,12 @@ def slot_rows(items, idx):
 # -- the partial last wave of a launch ----------------------------------------------------
 
 #: a tail is moved only if that should shorten the launch by at least this share
-TAIL_GAIN = 0.05
-#: assumed time per cell of a column-parallel (split) sweep relative to streaming: the
-#: split mode waits on flags and fences every 8 layers (a guess on the safe side; the
-#: rule only needs it to be no smaller than the truth)
-SPLIT_PENALTY = 2.0
+TAIL_GAIN = 0.02
+#: time per cell of a column-parallel (split) sweep relative to streaming at full
+#: occupancy: the split mode waits on flags and fences every 8 layers. Measured on an
+#: H200 (eval/results/tail-H200-2026-11-22-*.md): 1.52 at L = 1024, 1.66 at L = 512;
+#: the rule needs a value no smaller than the truth
+SPLIT_PENALTY = 1.7
 
 
 @jit
