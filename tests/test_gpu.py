@@ -381,3 +381,121 @@ def test_split_plan_columns_and_offsets():
     # too many column jobs to be resident at once, or a full GPU: no split
     assert _gpu._split_plan(launch, lens, 0, sum(nk) - 1) is None
     assert _gpu._split_plan(launch, lens, 0, 16) is None
+
+
+def _stand_in_function(resident_blocks):
+    """``_gpu._function`` without a GPU: ``resident_blocks`` blocks of any kernel fit at once."""
+    return lambda config, bits, mode: (None, resident_blocks)
+
+
+def _handout_reference(cost, groups):
+    """Finish times of a launch's items, each handed in turn to the group free first (heapq)."""
+    import heapq
+
+    free = [(0.0, g) for g in range(groups)]
+    out = []
+    for c in cost:
+        t, g = heapq.heappop(free)
+        out.append(t + c)
+        heapq.heappush(free, (t + c, g))
+    return np.array(out)
+
+
+def test_handout_finish_equals_a_heapq_reference():
+    rng = np.random.default_rng(5)
+    for groups in (1, 3, 16):
+        for n in (0, 1, 5, 200):
+            cost = np.sort(rng.uniform(0.1, 3, size=n))[::-1].copy()
+            np.testing.assert_allclose(plan._handout_finish(cost, groups),
+                                       _handout_reference(cost, groups))
+
+
+def test_tail_items_finds_the_partial_wave_of_dear_items():
+    # 31 dear items on 10 groups (3 waves and 1), then 31 items 64x cheaper
+    cost = np.r_[np.full(31, 64.0), np.full(31, 1.0)]
+    tail = plan.tail_items(cost, np.ones(62, bool), 10)
+    assert np.flatnonzero(tail).tolist() == [30]      # in the middle of the launch
+    # the same with a tolerance of +-2% in the dear costs
+    rng = np.random.default_rng(0)
+    jitter = np.r_[np.sort(rng.uniform(63, 65, 31))[::-1], np.full(31, 1.0)]
+    assert plan.tail_items(jitter, np.ones(62, bool), 10).sum() >= 1
+
+
+def test_tail_items_leaves_launches_that_end_evenly():
+    ones = np.ones(62, bool)
+    assert plan.tail_items(np.full(30, 64.0), ones[:30], 10) is None      # whole waves
+    assert plan.tail_items(np.full(8, 64.0), ones[:8], 10) is None        # less than one wave
+    assert plan.tail_items(np.full(39, 64.0), ones[:39], 10) is None      # last wave 9 of 10
+    rng = np.random.default_rng(1)
+    spread = np.sort(rng.uniform(1, 64, 2000))[::-1].copy()               # LPT fills the tail
+    assert plan.tail_items(spread, np.ones(2000, bool), 10) is None
+    cost = np.r_[np.full(31, 64.0), np.full(31, 1.0)]
+    narrow = np.ones(62, bool)
+    narrow[30] = False                                                     # cannot be split
+    assert plan.tail_items(cost, narrow, 10) is None
+    assert plan.tail_items(cost, ones, 10, penalty=30.0) is None          # split too slow to pay
+
+
+def _stand_in_function(resident_blocks):
+    """``_gpu._function`` without a GPU: ``resident_blocks`` blocks of any kernel fit at once."""
+    return lambda config, bits, mode: (None, resident_blocks)
+
+
+@pytest.mark.parametrize("mode", [0, 1])
+def test_tail_of_a_launch_of_long_items_goes_to_split_pieces(monkeypatch, mode):
+    from trimsa.triplet import _gpu
+
+    monkeypatch.setattr(_gpu, "_function", _stand_in_function(10))
+    tj, tk, p, q = plan.CONFIGS[plan.MULTI]
+    groups = 10 * (_gpu._BLOCK // (p * q))            # 40 stream groups
+    split_groups = 10 * (_gpu._BLOCK // 32)            # 40 column jobs at once
+    lens = np.tile([300, 300, 300], (380, 1))
+    lens[:180, 2] = 300 - np.arange(180) % 3           # 90 items of near-equal long triplets
+    lens[180:] = 100                                   # then 100 items of short ones
+    items = np.arange(380).reshape(190, 2)             # 90 long items = 2 waves of 40 + 10
+    ln = plan.Launch(plan.MULTI, 16, items)
+    parts = _gpu._without_tail(ln, lens, mode)
+    assert all(x.shape == ln.shape and x.bits == ln.bits for x in parts)
+    head = parts[0].items
+    assert head.shape[0] == 180 and set(head[80:].ravel()) == set(range(180, 380))
+    tail = np.concatenate([x.items for x in parts[1:]])
+    np.testing.assert_array_equal(np.sort(np.r_[head.ravel(), tail.ravel()]), np.arange(380))
+    assert tail.shape[0] == 10 and tail.max() < 180    # the last wave of long items
+    nk = -(-300 // (plan.SPLIT[3] * plan.SPLIT[1]))
+    per = min(split_groups // 8, split_groups // nk)
+    assert [x.items.shape[0] for x in parts[1:]] == [per] * (10 // per) + ([10 % per] if 10 % per else [])
+    for x in parts[1:]:   # each piece is one the split planner takes
+        assert _gpu._split_plan(x, lens, mode, split_groups) is not None
+    # on half as many groups the same launch is 4.5 waves: a tail of half a wave is not moved
+    monkeypatch.setattr(_gpu, "_function", _stand_in_function(5))
+    assert len(_gpu._without_tail(ln, lens, mode)) == 1
+    monkeypatch.setattr(_gpu, "_function", _stand_in_function(10))
+    monkeypatch.setattr(_gpu, "TAIL_SPLIT", False)
+    assert len(_gpu._without_tail(ln, lens, mode)) == 1
+    monkeypatch.setattr(_gpu, "TAIL_SPLIT", True)
+    assert len(_gpu._without_tail(ln, lens, mode, split="never")) == 1
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("mode", [0, 1, 2])
+def test_gpu_tail_in_split_launches_equals_cpu(mode):
+    """Near-equal long items a little over whole waves, then short ones: the long items'
+    partial last wave (in the middle of the launch) is swept column-parallel."""
+    _gpu = _gpu_or_skip()
+    rng = np.random.default_rng(11 + mode)
+    sc = Scoring.dna()
+    # long planes all pad to 128 x 128 (4 x 2 regions), so their costs differ only by their
+    # layers; short ones (40..60) are multi-region too and run in the same launch
+    lengths = np.r_[rng.integers(120, 129, size=40), rng.integers(40, 61, size=20)]
+    seqs = random_set(rng, lengths, _alphabet.get("dna"))
+    _, resident = _gpu._function(plan.CONFIGS[plan.MULTI], 16, mode)
+    tj, tk, p, q = plan.CONFIGS[plan.MULTI]
+    groups = resident * (_gpu._BLOCK // (p * q))
+    n_long = 2 * (groups + groups // 4)                                 # 1.25 waves of 16-bit items
+    trip = np.concatenate([np.stack([rng.permutation(40)[:3] for _ in range(n_long)]),
+                           np.stack([40 + rng.permutation(20)[:3] for _ in range(groups)])])
+    trip = trip[rng.permutation(trip.shape[0])]
+    batch = _gpu.Batch(seqs, trip, mode, sc, "int16")
+    assert any(i["split"] for i in batch.info) and not all(i["split"] for i in batch.info)
+    got = batch.run().wait().result()
+    np.testing.assert_array_equal(got, cpu_scores(seqs, trip, mode, sc))

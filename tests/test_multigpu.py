@@ -240,3 +240,22 @@ def test_a_planning_error_stops_the_waiting_devices(data, monkeypatch):
     monkeypatch.setattr(plan, "dynamic", broken)
     with pytest.raises(ZeroDivisionError, match="planner failed"):
         score_on_devices(seqs, trip, 1, Scoring.dna(), backend=FakeDevices(3))
+
+
+@pytest.mark.parametrize("T,P,per,minc", [(120, 2, 4, 1), (120, 2, 8, 1), (1000, 4, 4, 10),
+                                          (1000, 4, 4, 100), (50, 3, 4, 1), (7, 2, 4, 1)])
+def test_dynamic_segments_cover_the_set_once_and_start_small(T, P, per, minc):
+    from trimsa.triplet import devices
+
+    segs = devices._segments(T, P, per, minc)
+    np.testing.assert_array_equal(np.sort(np.concatenate(segs)), np.arange(T))
+    nseg = max(1, min(per, T // (P * minc)))
+    assert len(segs) in (nseg, nseg + 1)
+    for seg in segs:
+        assert seg.size >= min(T, P * minc) or len(segs) == 1   # no chunk below min_chunk
+        # spread over the whole set (the same mix of lengths), not a contiguous run
+        assert np.diff(seg, prepend=-1, append=T).max() <= 2 * max(devices.LEAD, len(segs))
+    if len(segs) == nseg + 1:   # a lead segment: every LEAD-th (or every T // (P * minc)-th) triplet
+        stride = min(devices.LEAD, T // (P * minc))
+        np.testing.assert_array_equal(segs[0], np.arange(0, T, stride))
+        assert segs[0].size < segs[1].size

@@ -25,6 +25,9 @@ _BLOCK = 128
 _KERNEL = "triplet_score.cu"
 #: fraction of the device's free memory one batch may take for its face buffers
 MEM_FRACTION = 0.6
+#: sweep the partial last wave of a launch of long triplets column-parallel
+#: (:func:`_without_tail`); ``False`` only to measure what that gains
+TAIL_SPLIT = True
 #: seconds between two polls of a batch's completion (see :meth:`Batch.wait`)
 POLL_S = 2e-4
 
@@ -94,6 +97,17 @@ def _function(config: tuple, bits: int, mode: int):
     return hit
 
 
+def _free_bytes() -> int:
+    """Free memory of the current device, counting the blocks CuPy's pool holds unused.
+
+    The pool gives its cached blocks back to the driver and retries when an
+    allocation fails, so they are as good as free.
+    """
+    import cupy
+
+    return int(cupy.cuda.runtime.memGetInfo()[0] + cupy.get_default_memory_pool().free_bytes())
+
+
 class _Device:
     """Per-call device copies of the sequences and the tables."""
 
@@ -137,7 +151,11 @@ def score_triplets(seqs, trip, mode, scoring, out=None, precision=None, stats=No
     split
         ``"auto"``: a batch of few triplets wider than one region sweeps each
         triplet's region columns in parallel (one thread group each, linked by
-        flags); ``"never"``: always one group per triplet.
+        flags), and so does the partial last wave of a launch of long
+        triplets (:func:`_without_tail`); ``"never"``: always one group per
+        triplet.
+    mem_fraction
+        Share of the device's free memory the batch's buffers may take.
 
     Returns
     -------
@@ -171,6 +189,10 @@ class Batch:
 
     Kept separate from :func:`score_triplets` so that benchmarks can time the
     kernels alone (re-running :meth:`run` recomputes the same scores).
+
+    The launches of a batch run one after another on one stream, so they
+    share one buffer (``arena``) for their face buffers, split-mode k-faces
+    and flags, sized for the largest of them.
     """
 
     def __init__(self, seqs, trip, mode, scoring, precision=None, split="auto",
@@ -197,11 +219,15 @@ class Batch:
             raise OptionError("sequences too long for these scores (32-bit overflow); use smaller scores")
         dev = _Device(seqs, scoring)
         self.res = cupy.empty(T, dtype=cupy.int32)
-        self.calls = []
-        self.info = []
-        for ln in launches:
-            self.calls.append(_prepare(ln, dev, idx, lens, mode, m, scoring.gap, self.res, self.info,
-                                       split, mem_fraction))
+        budget = int(_free_bytes() * mem_fraction) // 4   # words
+        calls = []
+        for whole in launches:
+            for ln in _without_tail(whole, lens, mode, split):
+                calls.append(_prepare(ln, dev, idx, lens, mode, m, scoring.gap, self.res, split,
+                                      budget))
+        self.arena = cupy.empty(max([c.words for c in calls] + [1]), dtype=cupy.uint32)
+        self.calls = [c.bind(self.arena) for c in calls]
+        self.info = [c.info for c in calls]
 
     def run(self):
         """Launch every kernel of the batch (asynchronously, on the current stream)."""
@@ -274,9 +300,84 @@ def _split_plan(ln, lens, mode, resident_groups):
     return np.array(rows_out, dtype=np.int32), koff, foff, words, nlmax, kwidth
 
 
-def _prepare(ln, dev, idx, lens, mode, m, gap, res, info, split="auto", mem_fraction=MEM_FRACTION):
+def _groups(config, bits, mode):
+    """Thread groups of ``config`` resident at once on the current device."""
+    _, resident = _function(config, bits, mode)
+    _, _, p, q = config
+    return resident * (_BLOCK // (p * q))
+
+
+def _without_tail(ln, lens, mode, split="auto"):
+    """``[ln]``, or ``ln`` without its partial last wave of dear items, then that tail in split pieces.
+
+    The items of a launch of multi-region planes are handed out in order of
+    decreasing cost to the resident thread groups. When the dear items end in
+    a partial wave, a few groups stay busy for a whole item while the others
+    idle (at L = 1024 an item takes about a second). :func:`plan.tail_items`
+    finds those items by simulating the hand-out; they are swept
+    column-parallel instead (:func:`_split_plan`, several groups per item), in
+    pieces small enough for all their column jobs to be resident.
+    ``_prepare`` still streams a piece whose buffers do not fit in memory.
+
+    The rule assumes the batch has the GPU to itself. When a second stream's
+    batch runs beside it, that batch's groups fill the idle ones anyway, and
+    a tail of half a wave or more is never moved (see ``SPLIT_PENALTY``).
+    """
+    if split != "auto" or not TAIL_SPLIT or not plan.scratch_words(ln, lens, mode)[0]:
+        return [ln]
+    groups = _groups(plan.CONFIGS[ln.shape], ln.bits, mode)
+    n = ln.items.shape[0]
+    if n <= groups:
+        return [ln]
+    _, stk, _, sq = plan.SPLIT
+    it = np.where(ln.items >= 0, ln.items, ln.items[:, :1])
+    nk = -(-np.maximum(lens[it, 2].max(axis=1), 1) // (sq * stk))
+    tail = plan.tail_items(plan.item_costs(ln, lens, mode), nk >= 2, groups)
+    if tail is None:
+        return [ln]
+    split_groups = _groups(plan.SPLIT, ln.bits, mode)
+    rest = ln.items[tail]
+    per = max(1, min(split_groups // 8, split_groups // int(nk[tail].max())))
+    out = [plan.Launch(ln.shape, ln.bits, ln.items[~tail])]
+    for a in range(0, rest.shape[0], per):
+        out.append(plan.Launch(ln.shape, ln.bits, rest[a:a + per]))
+    return out
+
+
+class _Call:
+    """One planned kernel launch; :meth:`bind` places its buffers in the batch's arena."""
+
+    def __init__(self, fn, blocks, args, tail, scratch, kface, flags, info):
+        self.fn, self.blocks, self.args, self.tail = fn, blocks, args, tail
+        self.scratch, self.kface, self.flags = scratch, kface, flags   # words of each
+        self.words = scratch + kface + flags
+        self.info = info
+
+    def bind(self, arena):
+        """``(kernel, grid, args, arrays to zero before each run)``."""
+        import cupy
+
+        counter = cupy.zeros(1, dtype=cupy.int32)
+        zero = [counter]
+        s, k = self.scratch, self.kface
+        if self.tail is None:
+            rest = (np.uint64(0), np.int32(0), np.uint64(0), np.uint64(0), counter)
+        else:
+            colmap, ncols = self.tail
+            flags = arena[s + k:s + k + self.flags].view(cupy.int32)
+            zero.append(flags)
+            rest = (colmap, ncols, arena[s:s + k], flags, counter)
+        # the face buffers go between the result array and their size
+        args = self.args[:10] + (arena[:max(s, 1)],) + self.args[10:] + rest
+        return self.fn, (self.blocks,), args, zero
+
+
+def _prepare(ln, dev, idx, lens, mode, m, gap, res, split="auto", budget=None):
+    """Plan one launch (kernel, grid, arguments, buffer sizes) within ``budget`` words."""
     import cupy
 
+    if budget is None:
+        budget = int(_free_bytes() * MEM_FRACTION) // 4
     items = ln.items
     slots, dst = plan.slot_rows(items, idx)
     config = plan.CONFIGS[ln.shape]
@@ -284,50 +385,35 @@ def _prepare(ln, dev, idx, lens, mode, m, gap, res, info, split="auto", mem_frac
     words, nlmax, kwidth = plan.scratch_words(ln, lens, mode)
     sp = None
     if split == "auto" and words:
-        fs, fs_resident = _function(plan.SPLIT, ln.bits, mode)
-        sp = _split_plan(ln, lens, mode, fs_resident * (_BLOCK // 32))
+        sp = _split_plan(ln, lens, mode, _groups(plan.SPLIT, ln.bits, mode))
         if sp is not None:
             colmap, kwords, nflags, swords, snl, skw = sp
-            blocks = -(-colmap.shape[0] // (_BLOCK // 32))
-            need = 4 * (blocks * (_BLOCK // 32) * swords + kwords + nflags)
-            if need > mem_fraction * cupy.cuda.runtime.memGetInfo()[0]:
-                sp = None
+            sblocks = -(-colmap.shape[0] // (_BLOCK // 32))
+            if sblocks * (_BLOCK // 32) * swords + kwords + nflags > budget:
+                sp = None   # column jobs must all be resident with their buffers: stream instead
             else:
                 config, words, nlmax, kwidth = plan.SPLIT, swords, snl, skw
     fn, resident = _function(config, ln.bits, mode)
     _, _, p, q = config
-    per_warp = 32 // (p * q)
-    per_block = per_warp * (_BLOCK // 32)
-    if sp is None:
-        blocks = min(-(-nitems // per_block), resident)
-    if words:
-        free, _ = cupy.cuda.runtime.memGetInfo()
-        budget = int(free * mem_fraction) // (4 * words)
-        if budget < per_block:
-            raise ScratchBudgetError(f"GPU memory too small for one block of {per_block} groups "
-                                     f"({words * 4 * per_block} bytes)")
-        if sp is not None and budget < blocks * per_block:
-            sp = None   # column jobs must all be resident with their buffers: stream instead
-            blocks = min(-(-nitems // per_block), resident)
-        blocks = max(1, min(blocks, budget // per_block))
-        scratch = cupy.empty(blocks * per_block * words, dtype=cupy.uint32)
-    else:
-        scratch = cupy.empty(1, dtype=cupy.uint32)
-    neg = plan.neg_sentinel(m, ln.bits)
-    counter = cupy.zeros(1, dtype=cupy.int32)
-    zero = [counter]
+    per_block = (32 // (p * q)) * (_BLOCK // 32)
+    tail = None
     if sp is not None:
-        colmap_d = cupy.asarray(colmap)
-        kface_g = cupy.empty(max(kwords, 1), dtype=cupy.uint32)
-        flags = cupy.zeros(max(nflags, 1), dtype=cupy.int32)
-        zero.append(flags)
-        tail = (colmap_d, np.int32(colmap.shape[0]), kface_g, flags, counter)
+        blocks = sblocks
+        tail = (cupy.asarray(colmap), np.int32(colmap.shape[0]))
     else:
-        tail = (np.uint64(0), np.int32(0), np.uint64(0), np.uint64(0), counter)
+        kwords = nflags = 0
+        blocks = min(-(-nitems // per_block), resident)
+        if words:
+            if budget // words < per_block:
+                raise ScratchBudgetError(f"GPU memory too small for one block of {per_block} groups "
+                                         f"({words * 4 * per_block} bytes)")
+            blocks = max(1, min(blocks, budget // words // per_block))
+    scratch = blocks * per_block * words
+    neg = plan.neg_sentinel(m, ln.bits)
     args = (dev.codes, dev.offsets, cupy.asarray(slots), cupy.asarray(dst),
             np.int32(nitems), dev.tabs, np.int32(dev.kp), np.int32(gap), np.int32(neg), res,
-            scratch, np.int64(words), np.int32(nlmax), np.int32(kwidth)) + tail
-    info.append(dict(shape=config, bits=ln.bits, items=int(nitems), blocks=int(blocks),
-                     regs=int(fn.num_regs), local_bytes=int(fn.local_size_bytes),
-                     scratch_words=int(words), split=sp is not None))
-    return fn, (blocks,), args, zero
+            np.int64(words), np.int32(nlmax), np.int32(kwidth))
+    info = dict(shape=config, bits=ln.bits, items=int(nitems), blocks=int(blocks),
+                regs=int(fn.num_regs), local_bytes=int(fn.local_size_bytes),
+                scratch_words=int(words), split=sp is not None)
+    return _Call(fn, blocks, args, tail, scratch, kwords, nflags, info)

@@ -416,3 +416,81 @@ def slot_rows(items, idx):
                 slots[r, 0], slots[r, 1], slots[r, 2] = idx[t, 0], idx[t, 1], idx[t, 2]
                 dst[r] = t
     return slots, dst
+
+
+# -- the partial last wave of a launch ----------------------------------------------------
+
+#: a tail is moved only if that should shorten the launch by at least this share
+TAIL_GAIN = 0.02
+#: time per cell of a column-parallel (split) sweep relative to streaming at full
+#: occupancy: the split mode waits on flags and fences every 8 layers. Measured on an
+#: H200 (eval/results/tail-H200-2026-11-22-*.md): 1.52 at L = 1024, 1.66 at L = 512,
+#: 1.80 at L = 256; the rule needs a value no smaller than the truth
+SPLIT_PENALTY = 1.9
+
+
+@jit
+def _handout_finish(cost, groups):
+    """Finish time of each item when a launch hands its items out in order, each
+    to the first free of ``groups`` thread groups (the kernel's atomic counter)."""
+    n = cost.shape[0]
+    finish = np.empty(n, dtype=np.float64)
+    heap = np.zeros(groups, dtype=np.float64)   # free times; a min-heap
+    for t in range(n):
+        f = heap[0] + cost[t]
+        finish[t] = f
+        heap[0] = f
+        i = 0
+        while True:
+            c = 2 * i + 1
+            if c >= groups:
+                break
+            if c + 1 < groups and heap[c + 1] < heap[c]:
+                c += 1
+            if heap[c] < heap[i]:
+                heap[c], heap[i] = heap[i], heap[c]
+                i = c
+            else:
+                break
+    return finish
+
+
+def item_costs(launch: Launch, lens: np.ndarray, mode: int) -> np.ndarray:
+    """Padded cells of each item of a launch (its dearer lane), ``float64 (n,)``."""
+    g = 1 if mode == 0 else 0
+    it = np.where(launch.items >= 0, launch.items, launch.items[:, :1])
+    jpad, kpad = padded(lens[it, 1], lens[it, 2], launch.shape)
+    return ((lens[it, 0] + g) * jpad * kpad).max(axis=1).astype(np.float64)
+
+
+def tail_items(cost, splittable, groups: int, gain: float = TAIL_GAIN,
+               penalty: float = SPLIT_PENALTY):
+    """Items of a launch to sweep column-parallel after it, or ``None``.
+
+    The kernel hands the items out in order to ``groups`` thread groups. When
+    the dear items end in a partial wave (``n = w * groups + r`` near-equal
+    items), ``r`` groups stay busy for a whole item while the others idle. The
+    items that finish after the launch's mean load (total / groups) are that
+    tail; the ones among them that can be swept column-parallel
+    (``splittable``) are moved if the launch without them, plus their split
+    sweep at ``penalty`` times the streaming cost per cell, is shorter than the
+    launch by at least ``gain``. The tail need not be at the end of the
+    launch: with short items after the dear ones, it sits in the middle.
+    """
+    cost = np.ascontiguousarray(cost, dtype=np.float64)
+    n = cost.shape[0]
+    if n <= groups or groups < 1:
+        return None
+    finish = _handout_finish(cost, groups)
+    span = finish.max()
+    mean = cost.sum() / groups
+    if span <= (1 + gain) * mean:
+        return None
+    tail = (finish > mean) & np.asarray(splittable, dtype=bool)
+    if not tail.any():
+        return None
+    head = cost[~tail]
+    head_span = _handout_finish(head, groups).max() if head.size else 0.0
+    if head_span + penalty * cost[tail].sum() / groups > (1 - gain) * span:
+        return None
+    return tail
