@@ -272,17 +272,11 @@ def _split_plan(ln, lens, mode, resident_groups):
     once: the launch is split only when all of them fit.
     """
     tj, tk, p, q = plan.SPLIT
-    g = 1 if mode == 0 else 0
     items = ln.items
     if items.shape[0] * 8 > resident_groups:
         return None
-    it = np.where(items >= 0, items, items[:, :1])
-    rows = np.maximum(lens[it, 1].max(1), 1)
-    cols = np.maximum(lens[it, 2].max(1), 1)
-    nl = lens[it, 0].max(1) + g
-    nj = -(-rows // (p * tj))
-    nk = -(-cols // (q * tk))
-    if nk.max() < 2 or items.shape[0] * 8 > resident_groups or nk.sum() > resident_groups:
+    nl, nj, nk = plan.split_regions(items, lens, mode)
+    if nk.max() < 2 or nk.sum() > resident_groups:
         return None
     kw2 = p * tj + 1
     rows_out = []
@@ -329,9 +323,7 @@ def _without_tail(ln, lens, mode, split="auto"):
     n = ln.items.shape[0]
     if n <= groups:
         return [ln]
-    _, stk, _, sq = plan.SPLIT
-    it = np.where(ln.items >= 0, ln.items, ln.items[:, :1])
-    nk = -(-np.maximum(lens[it, 2].max(axis=1), 1) // (sq * stk))
+    nk = plan.split_regions(ln.items, lens, mode)[2]
     tail = plan.tail_items(plan.item_costs(ln, lens, mode), nk >= 2, groups)
     if tail is None:
         return [ln]
@@ -347,8 +339,9 @@ def _without_tail(ln, lens, mode, split="auto"):
 class _Call:
     """One planned kernel launch; :meth:`bind` places its buffers in the batch's arena."""
 
-    def __init__(self, fn, blocks, args, tail, scratch, kface, flags, info):
-        self.fn, self.blocks, self.args, self.tail = fn, blocks, args, tail
+    def __init__(self, fn, blocks, head, sizes, tail, scratch, kface, flags, info):
+        # the kernel's arguments before its face buffers, and the buffers' sizes after them
+        self.fn, self.blocks, self.head, self.sizes, self.tail = fn, blocks, head, sizes, tail
         self.scratch, self.kface, self.flags = scratch, kface, flags   # words of each
         self.words = scratch + kface + flags
         self.info = info
@@ -367,17 +360,14 @@ class _Call:
             flags = arena[s + k:s + k + self.flags].view(cupy.int32)
             zero.append(flags)
             rest = (colmap, ncols, arena[s:s + k], flags, counter)
-        # the face buffers go between the result array and their size
-        args = self.args[:10] + (arena[:max(s, 1)],) + self.args[10:] + rest
+        args = self.head + (arena[:max(s, 1)],) + self.sizes + rest
         return self.fn, (self.blocks,), args, zero
 
 
-def _prepare(ln, dev, idx, lens, mode, m, gap, res, split="auto", budget=None):
+def _prepare(ln, dev, idx, lens, mode, m, gap, res, split, budget):
     """Plan one launch (kernel, grid, arguments, buffer sizes) within ``budget`` words."""
     import cupy
 
-    if budget is None:
-        budget = int(_free_bytes() * MEM_FRACTION) // 4
     items = ln.items
     slots, dst = plan.slot_rows(items, idx)
     config = plan.CONFIGS[ln.shape]
@@ -410,10 +400,10 @@ def _prepare(ln, dev, idx, lens, mode, m, gap, res, split="auto", budget=None):
             blocks = max(1, min(blocks, budget // words // per_block))
     scratch = blocks * per_block * words
     neg = plan.neg_sentinel(m, ln.bits)
-    args = (dev.codes, dev.offsets, cupy.asarray(slots), cupy.asarray(dst),
-            np.int32(nitems), dev.tabs, np.int32(dev.kp), np.int32(gap), np.int32(neg), res,
-            np.int64(words), np.int32(nlmax), np.int32(kwidth))
+    head = (dev.codes, dev.offsets, cupy.asarray(slots), cupy.asarray(dst),
+            np.int32(nitems), dev.tabs, np.int32(dev.kp), np.int32(gap), np.int32(neg), res)
+    sizes = (np.int64(words), np.int32(nlmax), np.int32(kwidth))
     info = dict(shape=config, bits=ln.bits, items=int(nitems), blocks=int(blocks),
                 regs=int(fn.num_regs), local_bytes=int(fn.local_size_bytes),
                 scratch_words=int(words), split=sp is not None)
-    return _Call(fn, blocks, args, tail, scratch, kwords, nflags, info)
+    return _Call(fn, blocks, head, sizes, tail, scratch, kwords, nflags, info)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._numba import jit
+from .plan import _greedy_owner
 
 #: kernel configurations (TJ, TK, P, Q): a thread keeps a TJ x TK tile, a group of
 #: P x Q threads (P * Q divides 32) covers a (P*TJ) x (Q*TK) region of the plane.
@@ -429,38 +430,48 @@ TAIL_GAIN = 0.02
 SPLIT_PENALTY = 1.9
 
 
-@jit
 def _handout_finish(cost, groups):
     """Finish time of each item when a launch hands its items out in order, each
-    to the first free of ``groups`` thread groups (the kernel's atomic counter)."""
-    n = cost.shape[0]
-    finish = np.empty(n, dtype=np.float64)
-    heap = np.zeros(groups, dtype=np.float64)   # free times; a min-heap
-    for t in range(n):
-        f = heap[0] + cost[t]
-        finish[t] = f
-        heap[0] = f
-        i = 0
-        while True:
-            c = 2 * i + 1
-            if c >= groups:
-                break
-            if c + 1 < groups and heap[c + 1] < heap[c]:
-                c += 1
-            if heap[c] < heap[i]:
-                heap[c], heap[i] = heap[i], heap[c]
-                i = c
-            else:
-                break
+    to the first free of ``groups`` thread groups (the kernel's atomic counter).
+
+    That is the least-loaded greedy of the dynamic partition
+    (:func:`trimsa.triplet.plan._greedy_owner`); an item finishes at its
+    group's load once it is added.
+    """
+    cost = np.ascontiguousarray(cost, dtype=np.float64)
+    if cost.size == 0:
+        return cost.copy()
+    owner = _greedy_owner(cost, groups)
+    by = np.argsort(owner, kind="stable")            # each group's items in hand-out order
+    run = np.cumsum(cost[by])
+    starts = np.flatnonzero(np.r_[True, np.diff(owner[by]) != 0])
+    before = np.repeat(run[starts] - cost[by][starts], np.diff(np.r_[starts, cost.size]))
+    finish = np.empty_like(cost)
+    finish[by] = run - before
     return finish
+
+
+def lane_rows(items: np.ndarray) -> np.ndarray:
+    """A launch's ``(n, lanes)`` triplet rows with empty lanes (-1) given the item's first."""
+    return np.where(items >= 0, items, items[:, :1])
 
 
 def item_costs(launch: Launch, lens: np.ndarray, mode: int) -> np.ndarray:
     """Padded cells of each item of a launch (its dearer lane), ``float64 (n,)``."""
     g = 1 if mode == 0 else 0
-    it = np.where(launch.items >= 0, launch.items, launch.items[:, :1])
+    it = lane_rows(launch.items)
     jpad, kpad = padded(lens[it, 1], lens[it, 2], launch.shape)
     return ((lens[it, 0] + g) * jpad * kpad).max(axis=1).astype(np.float64)
+
+
+def split_regions(items: np.ndarray, lens: np.ndarray, mode: int):
+    """``(layers, region rows, region columns)`` of each item in the :data:`SPLIT` configuration."""
+    tj, tk, p, q = SPLIT
+    it = lane_rows(items)
+    nl = lens[it, 0].max(1) + (1 if mode == 0 else 0)
+    nj = -(-np.maximum(lens[it, 1].max(1), 1) // (p * tj))
+    nk = -(-np.maximum(lens[it, 2].max(1), 1) // (q * tk))
+    return nl, nj, nk
 
 
 def tail_items(cost, splittable, groups: int, gain: float = TAIL_GAIN,
@@ -481,9 +492,13 @@ def tail_items(cost, splittable, groups: int, gain: float = TAIL_GAIN,
     n = cost.shape[0]
     if n <= groups or groups < 1:
         return None
+    mean = cost.sum() / groups
+    if cost.max() <= gain * mean:
+        # a list schedule ends within one item of the mean load: nothing to gain
+        # (most launches of many items; this skips the simulation for them)
+        return None
     finish = _handout_finish(cost, groups)
     span = finish.max()
-    mean = cost.sum() / groups
     if span <= (1 + gain) * mean:
         return None
     tail = (finish > mean) & np.asarray(splittable, dtype=bool)
