@@ -499,3 +499,26 @@ def test_gpu_tail_in_split_launches_equals_cpu(mode):
     assert any(i["split"] for i in batch.info) and not all(i["split"] for i in batch.info)
     got = batch.run().wait().result()
     np.testing.assert_array_equal(got, cpu_scores(seqs, trip, mode, sc))
+
+
+def test_call_places_its_buffers_in_the_arena_in_kernel_order(monkeypatch):
+    """Without a GPU: a launch's arguments follow the kernel's 19 parameters, and the
+    face buffers, k-faces and flags of a split launch are disjoint slices of the arena."""
+    import types
+
+    from trimsa.triplet import _gpu
+
+    monkeypatch.setitem(sys.modules, "cupy", types.SimpleNamespace(
+        zeros=lambda n, dtype=None: np.zeros(n, dtype=dtype), int32=np.int32))
+    head = tuple(f"arg{i}" for i in range(10))          # codes ... res
+    sizes = ("group_words", "nlmax", "kwidth")
+    arena = np.arange(100, dtype=np.uint32)
+    _fn, grid, args, zero = _gpu._Call("fn", 3, head, sizes, None, 10, 0, 0, {}).bind(arena)
+    assert grid == (3,) and len(args) == 19 and args[:10] == head and args[11:14] == sizes
+    np.testing.assert_array_equal(args[10], arena[:10])               # scratch
+    assert args[15] == 0 and args[18] is zero[0] and len(zero) == 1   # stream mode: no column map
+    _fn, _g, args, zero = _gpu._Call("fn", 3, head, sizes, ("colmap", 7), 10, 20, 5, {}).bind(arena)
+    assert args[14:16] == ("colmap", 7) and args[18] is zero[0]
+    np.testing.assert_array_equal(args[16], arena[10:30])             # k-faces after the scratch
+    assert args[17].dtype == np.int32 and args[17].size == 5 and zero[1] is args[17]
+    assert np.shares_memory(args[17], arena[30:35])                   # flags after the k-faces
