@@ -377,7 +377,8 @@ def test_split_plan_columns_and_offsets():
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
     assert [colmap[colmap[:, 0] == x, 2][0] for x in range(3)] == list(starts)
     assert kwords == sum(sizes) and nflags == sum(nk[x] * nj[x] * p for x in range(3))
-    assert nl == 1025 and words == 2 * nl * (kw + p * tj + 1)
+    # a column job's j-face rows hold its own region column only (its k-faces are shared)
+    assert nl == 1025 and kw == q * tk + 1 and words == 2 * nl * kw
     # too many column jobs to be resident at once, or a full GPU: no split
     assert _gpu._split_plan(launch, lens, 0, sum(nk) - 1) is None
     assert _gpu._split_plan(launch, lens, 0, 16) is None

@@ -109,6 +109,9 @@ triplet_score(const unsigned char* __restrict__ codes,
         }
     }
     int J = 0, Kr = Kfix, i = I0;
+    // first column of this group's j-face rows: a split job keeps only its own
+    // region column (kwidth = Q * TK + 1), a streaming group the whole plane
+    const int jbase = Kfix * Q * TK;
     int ready = 0;   // split mode: layers of the current left k-face known to be published
     int la[NH], lb[NH], lc[NH], dsth[NH];
     int offA[NH], offB[NH], offC[NH];   // the launcher keeps codes below 2^31
@@ -240,7 +243,7 @@ triplet_score(const unsigned char* __restrict__ codes,
                     for (int c = 0; c <= TK; ++c) Tc[c] = A::splat(0);
                     if (MODE == 0) Tc[0] = (q == 0 && Kr == 0) ? A::splat(2 * gap * i) : corner_left;
                 } else {
-                    const unsigned int* f = jface + ((long long)(J & 1) * nlmax + li) * kwidth + k0;
+                    const unsigned int* f = jface + ((long long)(J & 1) * nlmax + li) * kwidth + (k0 - jbase);
 #pragma unroll
                     for (int c = 0; c <= TK; ++c) Tc[c] = (T)__ldcg(f + c);
                 }
@@ -421,7 +424,7 @@ triplet_score(const unsigned char* __restrict__ codes,
 
             // -- faces for the next regions --
             if (p == P - 1 && J + 1 < nJ) {
-                unsigned int* f = jface + ((long long)((J + 1) & 1) * nlmax + li) * kwidth + k0 + 1;
+                unsigned int* f = jface + ((long long)((J + 1) & 1) * nlmax + li) * kwidth + (k0 - jbase) + 1;
                 if (q == 0 && Kr == 0) __stcg(f - 1, (unsigned int)Lc[TJ - 1]);
 #pragma unroll
                 for (int c = 0; c < TK; ++c) __stcg(f + c, (unsigned int)Hn[TJ - 1][c]);

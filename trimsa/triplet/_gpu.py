@@ -289,8 +289,10 @@ def _split_plan(ln, lens, mode, resident_groups):
     if koff >= 2**31:
         return None
     nlmax = int(nl.max())
-    kwidth = int((nk * q * tk).max()) + 1
-    words = 2 * nlmax * (kwidth + p * tj + 1)
+    # a column job's j-face rows span its own region column only; its k-faces
+    # go through the shared buffer, so it needs no k-face rows of its own
+    kwidth = q * tk + 1
+    words = 2 * nlmax * kwidth
     return np.array(rows_out, dtype=np.int32), koff, foff, words, nlmax, kwidth
 
 
