@@ -10,7 +10,8 @@ Usage (on a GPU machine)::
 The batch is built as in ``eval/bench_kernels.py`` (random DNA, equal
 lengths, about ``--cells`` cells). It is launched twice, so that
 ``--launch-skip 1`` profiles a launch whose module is already loaded. The
-script prints the batch's configuration and the second launch's time (CUDA
+tail split (``_gpu.TAIL_SPLIT``) is off unless ``--tail-split`` is given,
+so that each run is one streaming launch. The script prints the batch's configuration and the second launch's time (CUDA
 events; under ncu that time includes the profiler's replays and means nothing).
 """
 
@@ -36,8 +37,12 @@ def main(argv=None):
     ap.add_argument("--mode", choices=MODES, default="global")
     ap.add_argument("--precision", choices=("int32", "int16"), default="int16")
     ap.add_argument("--cells", type=float, default=6e10)
+    ap.add_argument("--tail-split", action="store_true",
+                    help="let the launcher move a partial last wave to split launches (off: one "
+                         "streaming launch per run, so that --launch-skip 1 profiles the second run)")
     args = ap.parse_args(argv)
     _gpu.require()
+    _gpu.TAIL_SPLIT = args.tail_split
     L = args.length
     seqs, trip = equal_lengths(np.random.default_rng(1), L, args.cells)
     T = trip.shape[0]
