@@ -350,6 +350,82 @@ def test_16_bit_rule_exact_when_it_fits(seed):
         assert _global_sweep(a, b, c, ext, sc.gap, rows, cols, _wrap16) == exact
 
 
+def _global_sweep_shifted(a, b, c, ext, gap, rows, cols, wrap):
+    """The global kernel's sweep of ``H' = H - 2*gap*(i+j+k)``, operation by operation.
+
+    The same padded plane as :func:`_global_sweep`; every addition goes
+    through ``wrap``, in the kernel's order (``d = H' + x_bc`` before ``d + x_ab + x_ac``).
+    Returns ``H(la, lb, lc)``.
+    """
+    neg = plan.neg_sentinel(plan.global_bound(ext[:-1, :-1], gap), 16)
+    x = ext.astype(np.int64) - 2 * gap           # a symmetric table: one orientation
+    pad = ext.shape[0] - 1
+    la, lb, lc = len(a), len(b), len(c)
+    rb = list(b) + [pad] * (rows - lb)
+    rc = list(c) + [pad] * (cols - lc)
+    prev = [[neg] * (cols + 1) for _ in range(rows + 1)]
+    for i in range(la + 1):
+        z = a[i - 1] if i else pad
+        cur = [[0] * (cols + 1) for _ in range(rows + 1)]
+        for j in range(rows + 1):
+            for k in range(cols + 1):
+                if j == 0 and k == 0:
+                    cur[0][0] = 0                                # H(i,0,0) = 2*gap*i
+                elif j == 0:
+                    cur[0][k] = max(wrap(prev[0][k - 1] + x[z, rc[k - 1]]), prev[0][k], cur[0][k - 1])
+                elif k == 0:
+                    cur[j][0] = max(wrap(prev[j - 1][0] + x[z, rb[j - 1]]), prev[j][0], cur[j - 1][0])
+                else:
+                    xab, xac, xbc = x[z, rb[j - 1]], x[z, rc[k - 1]], x[rb[j - 1], rc[k - 1]]
+                    m = max(wrap(wrap(prev[j - 1][k - 1] + xbc) + wrap(xab + xac)), prev[j][k])
+                    m = max(wrap(prev[j - 1][k] + xab), m)
+                    m = max(wrap(prev[j][k - 1] + xac), m)
+                    m = max(wrap(cur[j - 1][k - 1] + xbc), m)
+                    cur[j][k] = max(m, cur[j - 1][k], cur[j][k - 1])
+        prev = cur
+    return prev[lb][lc] + 2 * gap * (la + lb + lc)
+
+
+@pytest.mark.parametrize("sc", [Scoring.dna(), Scoring.dna(5, -4, -7), Scoring.dna(1, -1, 3),
+                                Scoring.dna(40, -30, -50)])
+def test_global_bound_covers_every_shifted_column(sc):
+    # brute force over residues: |x3| <= 3 MI, |x2| <= 2 MI; MC covers x3, x2 and x_ab + x_ac
+    mi, mc = plan.global_bound(sc.table, sc.gap)
+    x = plan.extended_tables(sc.table, sc.gap)[0].astype(np.int64) - 2 * sc.gap
+    k = x.shape[0]
+    for p_ in range(k):
+        for q_ in range(k):
+            assert abs(x[p_, q_]) <= 2 * mi and abs(x[p_, q_]) <= mc
+            for r_ in range(k):
+                x3 = x[p_, q_] + x[p_, r_] + x[q_, r_]
+                assert abs(x3) <= 3 * mi and abs(x3) <= mc
+                assert abs(x[p_, q_] + x[p_, r_]) <= mc
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**31 - 1))
+def test_shifted_global_sweep_is_exact_and_16_bit_exact_when_it_fits(seed):
+    rng = np.random.default_rng(seed)
+    sc = Scoring.dna(int(rng.integers(1, 500)), -int(rng.integers(0, 400)), int(rng.integers(-400, 50)))
+    ext = plan.extended_tables(sc.table, sc.gap)[0]
+    a, b, c = (list(rng.integers(0, 4, size=int(rng.integers(0, 5)))) for _ in range(3))
+    rows, cols = len(b) + int(rng.integers(0, 3)), len(c) + int(rng.integers(0, 3))
+    exact = _global_sweep(a, b, c, ext, sc.gap, len(b), len(c), lambda v: v)
+    # the shift is exact in unbounded integers, on the padded plane too
+    assert _global_sweep_shifted(a, b, c, ext, sc.gap, rows, cols, lambda v: v) == exact
+    if plan.fits(len(a) + 1, rows, cols, plan.bound(sc.table, sc.gap, 0)):
+        assert _global_sweep_shifted(a, b, c, ext, sc.gap, rows, cols, _wrap16) == exact
+
+
+def test_shifted_16_bit_rule_rejects_a_real_overflow():
+    sc = Scoring.dna(900, -900, -900)
+    ext = plan.extended_tables(sc.table, sc.gap)[0]
+    a = [0, 1, 2, 3] * 3 + [0]
+    exact = _global_sweep(a, a, a, ext, sc.gap, 13, 13, lambda v: v)
+    assert _global_sweep_shifted(a, a, a, ext, sc.gap, 13, 13, _wrap16) != exact
+    assert not plan.fits(14, 13, 13, plan.bound(sc.table, sc.gap, 0))
+
+
 def test_16_bit_rule_rejects_a_real_overflow():
     sc = Scoring.dna(900, -900, -900)
     ext = plan.extended_tables(sc.table, sc.gap)[0]

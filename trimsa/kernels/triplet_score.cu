@@ -66,19 +66,25 @@ triplet_score(const unsigned char* __restrict__ codes,
     constexpr int KW2 = P * TJ + 1;      // row length of the k-face buffer
 
     static_assert(P + Q - 2 < RING, "a group's last thread lags its first by P + Q - 2 steps");
-    __shared__ int sub_s[32 * 32];
-    // the transposed table with rows of 64 entries: the byte offset of
-    // sub[x][a] is a * 256 + 4 * x, which one byte permute builds from the
-    // residue byte 4 * x of bres / cres and a << 8 (see the layer's lookups)
-    __shared__ int subT_s[32 * 64];
+    // Both tables hold a shifted score x = sub + XOFF, so that the moves of
+    // two residues and a gap read their whole column score from the table:
+    //   global:  -2*gap, the column scores of H' = H - 2*gap*(i + j + k),
+    //            in which a residue against two gaps scores 0;
+    //   others:  +2*gap, one residue pair plus the other residue's 2 gaps.
+    // Rows have 64 entries, so the byte offset of entry [y][x] is
+    // y * 256 + 4 * x: one byte permute builds it from a residue byte 4 * x
+    // (bres / cres) and y in byte 1 of another word (see the lookups).
+    __shared__ int subN_s[32 * 64];   // subN_s[b * 64 + c] = sub[b][c] + XOFF
+    __shared__ int subT_s[32 * 64];   // subT_s[a * 64 + x] = sub[x][a] + XOFF
     // per group: the items its first thread fetched, read by the others when they get there
     __shared__ int ring_s[(128 / GS) * RING];
+    const int XOFF = (MODE == 0) ? -2 * gap : 2 * gap;
     for (int x = threadIdx.x; x < KP * KP; x += blockDim.x) {
-        sub_s[x] = subtab[x];
-        subT_s[(x / KP) * 64 + x % KP] = subtab[KP * KP + x];
+        subN_s[(x / KP) * 64 + x % KP] = subtab[x] + XOFF;
+        subT_s[(x / KP) * 64 + x % KP] = subtab[KP * KP + x] + XOFF;
     }
     __syncthreads();
-    const int* subN = sub_s;             // subN[b * KP + c] = sub[b][c]
+    const char* subN = (const char*)subN_s;
     const char* subT = (const char*)subT_s;
     const int PAD = KP - 1;
 
@@ -94,7 +100,7 @@ triplet_score(const unsigned char* __restrict__ codes,
     unsigned int* kface = jface + 2LL * nlmax * kwidth;
 
     const T g2 = A::splat(2 * gap);
-    const T mg4 = A::splat(-4 * gap);
+    const T mg6 = A::splat(-6 * gap);
     const T init = A::splat(MODE == 0 ? neg : 0);
 
     // ---- stream state -------------------------------------------------
@@ -149,8 +155,9 @@ triplet_score(const unsigned char* __restrict__ codes,
     for (int h = 0; h < NH; ++h) anext[h] = acode(h, i);
 
     // ---- per-region tile constants -----------------------------------
-    unsigned bres[TJ], cres[TK];   // 4 x the residue of half h in bits 8h..8h+7
-    T sbc2g[TJ][TK];
+    // 4 x the residue of half h in byte h; bres also the residue itself in byte 2 + h
+    unsigned bres[TJ], cres[TK];
+    T sbc2g[TJ][TK];               // x[b][c]: sub + XOFF of the tile's B and C residues
     int rr[NH], cc[NH];           // row / column of the tile on the read faces, or -1
     T best = A::splat(0);
 
@@ -199,15 +206,24 @@ triplet_score(const unsigned char* __restrict__ codes,
                 for (int c = 0; c < TK; ++c) cres[c] = 0;
 #pragma unroll
                 for (int h = 0; h < NH; ++h) {
+                    // one base pointer per sequence, the tile's residues at immediate
+                    // offsets, read unconditionally (the launcher leaves a tail of
+                    // zeros after the codes that covers any padded plane) and replaced
+                    // by the padding code past the sequence's end
+                    const unsigned char* pb = codes + (offB[h] + u0);
+                    const unsigned char* pc = codes + (offC[h] + k0);
+                    const int nb = lb[h] - u0, nc = lc[h] - k0;
 #pragma unroll
                     for (int r = 0; r < TJ; ++r) {
-                        int bi = u0 + r;
-                        bres[r] |= (unsigned)(4 * ((bi < lb[h]) ? (int)__ldg(codes + offB[h] + bi) : PAD)) << (8 * h);
+                        unsigned b = __ldg(pb + r);
+                        b = (r < nb) ? b : (unsigned)PAD;
+                        bres[r] |= (4 * b) << (8 * h) | b << (8 * h + 16);
                     }
 #pragma unroll
                     for (int c = 0; c < TK; ++c) {
-                        int ci = k0 + c;
-                        cres[c] |= (unsigned)(4 * ((ci < lc[h]) ? (int)__ldg(codes + offC[h] + ci) : PAD)) << (8 * h);
+                        unsigned x = __ldg(pc + c);
+                        x = (c < nc) ? x : (unsigned)PAD;
+                        cres[c] |= (4 * x) << (8 * h);
                     }
                     // the cell read: row / column -1 is the edge face (global, empty B or C)
                     int rl = lb[h] - 1 - u0, cl = lc[h] - 1 - k0;
@@ -225,11 +241,13 @@ triplet_score(const unsigned char* __restrict__ codes,
                 for (int r = 0; r < TJ; ++r)
 #pragma unroll
                     for (int c = 0; c < TK; ++c) {
+                        // byte offset b * 256 + 4 * c: 4c from cres byte h, b from bres
+                        // byte 2 + h, zeros from cres bytes 2 and 3
                         int v[NH];
 #pragma unroll
                         for (int h = 0; h < NH; ++h)
-                            v[h] = subN[((bres[r] >> (8 * h + 2)) & 63) * KP + ((cres[c] >> (8 * h + 2)) & 63)];
-                        sbc2g[r][c] = A::add(A::pack(v), g2);
+                            v[h] = *(const int*)(subN + __byte_perm(cres[c], bres[r], 0x3260 + 0x11 * h));
+                        sbc2g[r][c] = A::pack(v);
                     }
                 best = A::splat(0);
                 ready = 0;
@@ -241,7 +259,8 @@ triplet_score(const unsigned char* __restrict__ codes,
                     // zero faces; in global mode the row is computed below from its corner
 #pragma unroll
                     for (int c = 0; c <= TK; ++c) Tc[c] = A::splat(0);
-                    if (MODE == 0) Tc[0] = (q == 0 && Kr == 0) ? A::splat(2 * gap * i) : corner_left;
+                    // H'(i, 0, 0) = 2*gap*i - 2*gap*i = 0
+                    if (MODE == 0) Tc[0] = (q == 0 && Kr == 0) ? A::splat(0) : corner_left;
                 } else {
                     const unsigned int* f = jface + ((long long)(J & 1) * nlmax + li) * kwidth + (k0 - jbase);
 #pragma unroll
@@ -269,7 +288,8 @@ triplet_score(const unsigned char* __restrict__ codes,
                 }
             }
             // -- scores of this layer's residue of A against the tile --
-            T sab2g[TJ], sacm[TK], sac2g[TK];   // sab + 2g; sac - 4g; sac + 2g
+            // sab + XOFF; sac + XOFF; semiglobal / local also sac - 4g (sacm)
+            T sab2g[TJ], sacm[TK], sac2g[TK];
             {
                 // byte offset a * 256 + 4 * x in one permute: byte 0 from the
                 // residue word (byte h), bytes 1-3 from a << 8
@@ -282,7 +302,7 @@ triplet_score(const unsigned char* __restrict__ codes,
 #pragma unroll
                     for (int h = 0; h < NH; ++h)
                         v[h] = *(const int*)(subT + __byte_perm(bres[r], ac[h], 0x7650 + h));
-                    sab2g[r] = A::add(A::pack(v), g2);
+                    sab2g[r] = A::pack(v);
                 }
 #pragma unroll
                 for (int c = 0; c < TK; ++c) {
@@ -290,23 +310,23 @@ triplet_score(const unsigned char* __restrict__ codes,
 #pragma unroll
                     for (int h = 0; h < NH; ++h)
                         v[h] = *(const int*)(subT + __byte_perm(cres[c], ac[h], 0x7650 + h));
-                    T s = A::pack(v);
-                    sacm[c] = A::add(s, mg4);
-                    sac2g[c] = A::add(s, g2);
+                    sac2g[c] = A::pack(v);
+                    if (MODE != 0) sacm[c] = A::add(sac2g[c], mg6);
                 }
             }
             if (MODE == 0) {
-                // faces of global mode: H(i,0,k) and H(i,j,0), 2-D recurrences
+                // faces of global mode: H'(i,0,k) and H'(i,j,0), 2-D recurrences
+                // (a residue against two gaps scores 0 in H')
                 if (p == 0 && J == 0) {
 #pragma unroll
                     for (int c = 0; c < TK; ++c)
-                        Tc[c + 1] = A::addmax(Tp[c], sac2g[c], A::add(A::max(Tp[c + 1], Tc[c]), g2));
+                        Tc[c + 1] = A::addmax(Tp[c], sac2g[c], A::max(Tp[c + 1], Tc[c]));
                 }
                 if (q == 0 && Kr == 0) {
                     T upc = Tc[0], upp = Tp[0];
 #pragma unroll
                     for (int r = 0; r < TJ; ++r) {
-                        Lc[r] = A::addmax(upp, sab2g[r], A::add(A::max(Lp[r], upc), g2));
+                        Lc[r] = A::addmax(upp, sab2g[r], A::max(Lp[r], upc));
                         upc = Lc[r];
                         upp = Lp[r];
                     }
@@ -324,13 +344,24 @@ triplet_score(const unsigned char* __restrict__ codes,
                     const T up_c = r ? Hn[r - 1][c] : Tc[c + 1];
                     const T dg_c = r ? (c ? Hn[r - 1][c - 1] : Lc[r - 1]) : Tc[c];
                     const T lf_c = c ? Hn[r][c - 1] : Lc[r];
-                    const T s3 = A::add(sbc2g[r][c], A::add(sab2g[r], sacm[c]));   // sab + sac + sbc
-                    T m = A::add(dg_p, s3);
-                    m = A::addmax(up_p, sab2g[r], m);
-                    m = A::addmax(lf_p, sac2g[c], m);
-                    m = A::addmax(dg_c, sbc2g[r][c], m);
-                    const T y = A::max3(Hp[r][c], up_c, lf_c);
-                    Hn[r][c] = (MODE == 2) ? A::addmax_relu(y, g2, m) : A::addmax(y, g2, m);
+                    if (MODE == 0) {
+                        // H' = H - 2g(i+j+k): the single-residue moves add 0, so the
+                        // terms of the previous layer come first and the two cells
+                        // of this layer's wavefront last (one max3 per anti-diagonal)
+                        T m = A::addmax(A::add(dg_p, sbc2g[r][c]), A::add(sab2g[r], sac2g[c]), Hp[r][c]);
+                        m = A::addmax(up_p, sab2g[r], m);
+                        m = A::addmax(lf_p, sac2g[c], m);
+                        m = A::addmax(dg_c, sbc2g[r][c], m);
+                        Hn[r][c] = A::max3(m, up_c, lf_c);
+                    } else {
+                        const T s3 = A::add(sbc2g[r][c], A::add(sab2g[r], sacm[c]));   // sab + sac + sbc
+                        T m = A::add(dg_p, s3);
+                        m = A::addmax(up_p, sab2g[r], m);
+                        m = A::addmax(lf_p, sac2g[c], m);
+                        m = A::addmax(dg_c, sbc2g[r][c], m);
+                        const T y = A::max3(Hp[r][c], up_c, lf_c);
+                        Hn[r][c] = (MODE == 2) ? A::addmax_relu(y, g2, m) : A::addmax(y, g2, m);
+                    }
                 }
             }
 
@@ -363,7 +394,8 @@ triplet_score(const unsigned char* __restrict__ codes,
                             default: break;
                         }
 #undef TRIMSA_PICK
-                        res[dsth[h]] = A::half(v, h);
+                        // back from H' to H
+                        res[dsth[h]] = A::half(v, h) + 2 * gap * (la[h] + lb[h] + lc[h]);
                     }
                 }
             } else if (MODE == 1) {

@@ -28,6 +28,9 @@ MEM_FRACTION = 0.6
 #: sweep the partial last wave of a launch of long triplets column-parallel
 #: (:func:`_without_tail`); ``False`` only to measure what that gains
 TAIL_SPLIT = True
+#: zero bytes after the longest sequence's worth of slack at the end of the
+#: device copy of the residue codes (see ``_Device``)
+CODE_TAIL = 256
 #: seconds between two polls of a batch's completion (see :meth:`Batch.wait`)
 POLL_S = 2e-4
 
@@ -114,10 +117,16 @@ class _Device:
     def __init__(self, seqs, scoring):
         import cupy
 
-        self.codes = cupy.asarray(np.ascontiguousarray(seqs.codes, dtype=np.uint8))
-        if self.codes.size == 0:
-            self.codes = cupy.zeros(1, dtype=np.uint8)
-        self.offsets = cupy.asarray(np.ascontiguousarray(seqs.offsets, dtype=np.int64))
+        # The kernel reads a tile's residues without a bounds check and then
+        # replaces those past the sequence's end by the padding code; a tile
+        # starts inside its padded plane, so the reads end less than the
+        # longest sequence plus one region (at most 64) past the sequence.
+        offsets = np.ascontiguousarray(seqs.offsets, dtype=np.int64)
+        longest = int(np.diff(offsets).max()) if offsets.size > 1 else 0
+        codes = np.zeros(offsets[-1] + longest + CODE_TAIL, dtype=np.uint8)
+        codes[:offsets[-1]] = seqs.codes[:offsets[-1]]
+        self.codes = cupy.asarray(codes)
+        self.offsets = cupy.asarray(offsets)
         tabs = plan.extended_tables(np.asarray(scoring.table), scoring.gap)
         if tabs.shape[1] > 32:
             raise OptionError("the GPU kernels handle alphabets of at most 31 letters")
@@ -209,13 +218,18 @@ class Batch:
         trip = np.ascontiguousarray(trip, dtype=np.int64).reshape(-1, 3)
         self.T = T = trip.shape[0]
         self.mode = mode
-        if int(seqs.offsets[-1]) >= 2**31:
-            raise OptionError("the GPU kernels take at most 2^31 residues in one sequence set")
         lengths = np.asarray(seqs.offsets[1:] - seqs.offsets[:-1], dtype=np.int64)
-        m = plan.column_bound(np.asarray(scoring.table), scoring.gap)
+        # the kernel's residue offsets are 32-bit, and reads reach past the end (_Device)
+        if int(seqs.offsets[-1]) + int(lengths.max(initial=0)) + CODE_TAIL >= 2**31:
+            raise OptionError("the GPU kernels take at most 2^31 residues in one sequence set")
+        m = plan.bound(np.asarray(scoring.table), scoring.gap, mode)
         idx, lens, launches, self.trivial = plan.plan_batch(lengths, trip, mode, m, precision)
         self.lens = lens
-        if not plan.fits(int(lens.sum(axis=1).max()) + 3, 0, 0, m, plan.INT32_MAX):
+        longest = int(lens.sum(axis=1).max(initial=0)) + 3
+        # the swept values (H' in global mode) and the scores themselves fit 32 bits
+        if not (plan.fits(longest, 0, 0, m, plan.INT32_MAX)
+                and plan.fits(longest, 0, 0, plan.column_bound(np.asarray(scoring.table), scoring.gap),
+                              plan.INT32_MAX)):
             raise OptionError("sequences too long for these scores (32-bit overflow); use smaller scores")
         dev = _Device(seqs, scoring)
         self.res = cupy.empty(T, dtype=cupy.int32)

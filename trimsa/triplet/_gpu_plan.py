@@ -85,24 +85,72 @@ def column_bound(table: np.ndarray, gap: int) -> int:
     return max(3 * ms, ms + g2, g2, 1)
 
 
-def neg_sentinel(m: int, bits: int) -> int:
-    """Value of the cells outside the global grid: ``-2**(bits-1) + M``."""
-    return -(1 << (bits - 1)) + m
+def global_bound(table: np.ndarray, gap: int) -> tuple[int, int]:
+    """``(MI, MC)`` of global mode, whose kernel sweeps ``H' = H - 2*gap*(i+j+k)``.
+
+    In ``H'`` a column that advances the index sum ``i + j + k`` by ``d``
+    scores ``x = s - 2*gap*d`` (``s``: its score in ``H``): three residues
+    ``x_ab + x_ac + x_bc`` (``d = 3``), two residues and a gap ``x_xy = sub - 2*gap``
+    (``d = 2``), one residue and two gaps 0 (``d = 1``). So
+    ``|H'(i,j,k)| <= (i+j+k) * MI`` with ``MI = max(ceil(max|x3| / 3), ceil(max|x2| / 2))``,
+    and ``MC`` bounds every quantity the kernel adds to a cell value in one
+    step: ``x3``, ``x2`` and the partial sums ``x_ab + x_ac`` (both orientations of
+    the table; the padding residue included).
+    """
+    ext = extended_tables(table, gap).astype(np.int64) - 2 * int(gap)
+    x2 = int(np.abs(ext).max())
+    x3 = pair = 0
+    for t1 in ext:
+        for t2 in ext:
+            s12 = t1[:, :, None] + t2[:, None, :]          # x[a, b] + x[a, c]
+            pair = max(pair, int(np.abs(s12).max()))
+            for t3 in ext:
+                x3 = max(x3, int(np.abs(s12 + t3[None, :, :]).max()))
+    mi = max(-(-x3 // 3), -(-x2 // 2), 1)
+    return mi, max(x3, pair, x2, 1)
 
 
-def fits(nl, jpad, kpad, m: int, limit: int = INT16_MAX) -> np.ndarray:
+def bound(table: np.ndarray, gap: int, mode: int) -> tuple[int, int]:
+    """``(MI, MC)`` for :func:`fits`: per index-sum step and per addition.
+
+    Semiglobal and local sweep ``H`` itself: both are :func:`column_bound`.
+    Global sweeps the shifted ``H'`` of :func:`global_bound`.
+    """
+    if mode == 0:
+        return global_bound(table, gap)
+    m = column_bound(table, gap)
+    return m, m
+
+
+def _pair(m) -> tuple[int, int]:
+    return (int(m), int(m)) if np.ndim(m) == 0 else (int(m[0]), int(m[1]))
+
+
+def neg_sentinel(m, bits: int) -> int:
+    """Value of the cells outside the global grid: ``-2**(bits-1) + MC``.
+
+    ``m`` is ``MC`` or an ``(MI, MC)`` pair (:func:`bound`).
+    """
+    return -(1 << (bits - 1)) + _pair(m)[1]
+
+
+def fits(nl, jpad, kpad, m, limit: int = INT16_MAX) -> np.ndarray:
     """Whether every value of a (padded) sweep fits a signed integer bounded by ``limit``.
 
-    A cell ``(i, j, k)`` lies at the end of a path of at most ``i + j + k``
-    columns, each of magnitude ``<= M``, so ``|H| <= B = (nl + jpad + kpad) * M``.
-    Terms derived from the sentinel ``NEG = -limit - 1 + M`` stay within
-    ``[-limit - 1, NEG + M]``; they must lose against every real term
-    (``NEG + M < -B``) and real terms ``H + x`` must not wrap
-    (``B + M <= limit``). Both hold when ``B + 2 M <= limit``.
+    ``m`` is ``(MI, MC)`` (:func:`bound`), or one number for both. A cell
+    ``(i, j, k)`` lies at the end of a path whose index sum grows to
+    ``i + j + k``, so ``|H| <= B = (nl + jpad + kpad) * MI``; one step adds at
+    most ``MC`` to a value. Terms derived from the sentinel
+    ``NEG = -limit - 1 + MC`` stay within ``[-limit - 1, NEG + MC]``; they must
+    lose against every real term (``NEG + MC < -B``) and real terms ``H + x``
+    must not wrap (``B + MC <= limit``). Both hold when ``B + 2 MC <= limit``.
+    (With one number ``M`` for both this is the rule of one column score
+    ``<= M`` per column, which :func:`column_bound` gives.)
     """
+    mi, mc = _pair(m)
     nl = np.asarray(nl, dtype=np.int64)
-    b = (nl + np.asarray(jpad, dtype=np.int64) + np.asarray(kpad, dtype=np.int64)) * m
-    return b + 2 * m <= limit
+    b = (nl + np.asarray(jpad, dtype=np.int64) + np.asarray(kpad, dtype=np.int64)) * mi
+    return b + 2 * mc <= limit
 
 
 def choose_shape(rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
@@ -173,7 +221,7 @@ def plan(lens: np.ndarray, mode: int, m: int, precision: str = "auto") -> tuple[
     mode
         0 global, 1 semiglobal, 2 local.
     m
-        :func:`column_bound` of the scoring.
+        :func:`bound` of the scoring and mode.
     precision
         ``"auto"`` or ``"int16"``: packed 16-bit wherever :func:`fits`
         proves it exact, 32-bit elsewhere; ``"int32"``: 32-bit only.
@@ -253,7 +301,7 @@ _TCOST = np.array([TILE_COST.get((c[0], c[1]), 1.0) for c in CONFIGS], dtype=np.
 
 
 @jit
-def _classify(lengths, trip, g, m, allow16, cfg, tcost, idx, lens, shape, cost, ok16):
+def _classify(lengths, trip, g, mi, mc, allow16, cfg, tcost, idx, lens, shape, cost, ok16):
     """Per triplet: :func:`order`, :func:`choose_shape`, padded cost and the 16-bit bound."""
     multi = cfg.shape[0] - 1
     for t in range(trip.shape[0]):
@@ -286,7 +334,7 @@ def _classify(lengths, trip, g, m, allow16, cfg, tcost, idx, lens, shape, cost, 
         nl = l2 + g
         shape[t] = sh
         cost[t] = max(nl, 1) * jp * kp
-        ok16[t] = allow16 and (nl + jp + kp) * m + 2 * m <= INT16_MAX
+        ok16[t] = allow16 and (nl + jp + kp) * mi + 2 * mc <= INT16_MAX
 
 
 @jit
@@ -338,7 +386,7 @@ def _by_cost(sel, cost):
 
 
 @jit
-def _pairs(srt, lens, g, m, rh, ch):
+def _pairs(srt, lens, g, mi, mc, rh, ch):
     """Pairs of consecutive ``srt``; ``(good pairs (n, 2), members of pairs over the bound)``."""
     n = (srt.shape[0] + 1) // 2
     items = np.full((n, 2), -1, dtype=np.int64)
@@ -353,7 +401,7 @@ def _pairs(srt, lens, g, m, rh, ch):
         cols = max(max(lens[a, 2], lens[b, 2]), 1)
         jp = (rows + rh - 1) // rh * rh
         kp = (cols + ch - 1) // ch * ch
-        if (nl + jp + kp) * m + 2 * m <= INT16_MAX:
+        if (nl + jp + kp) * mi + 2 * mc <= INT16_MAX:
             items[ngood, 0] = a
             items[ngood, 1] = b if b != a else -1
             ngood += 1
@@ -384,7 +432,8 @@ def plan_batch(lengths: np.ndarray, trip: np.ndarray, mode: int, m: int,
     shape = np.empty(T, dtype=np.int64)
     cost = np.empty(T, dtype=np.int64)
     ok16 = np.empty(T, dtype=np.bool_)
-    _classify(lengths, trip, g, m, precision != "int32", _CFG, _TCOST, idx, lens, shape, cost, ok16)
+    mi, mc = _pair(m)
+    _classify(lengths, trip, g, mi, mc, precision != "int32", _CFG, _TCOST, idx, lens, shape, cost, ok16)
     trivial = (lens[:, 1] == 0) if mode != 0 else np.zeros(T, dtype=bool)
     perm, start = _buckets(shape, ok16, trivial, len(CONFIGS))
     launches = []
@@ -393,7 +442,7 @@ def plan_batch(lengths: np.ndarray, trip: np.ndarray, mode: int, m: int,
         wide = perm[start[2 * s + 1]:start[2 * s + 2]]
         if narrow.size:
             tj, tk, p, q = CONFIGS[s]
-            items, bad = _pairs(_by_cost(narrow, cost), lens, g, m, p * tj, q * tk)
+            items, bad = _pairs(_by_cost(narrow, cost), lens, g, mi, mc, p * tj, q * tk)
             if bad.size:
                 wide = np.concatenate([wide, bad])
             if items.size:
