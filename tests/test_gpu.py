@@ -426,6 +426,105 @@ def test_shifted_16_bit_rule_rejects_a_real_overflow():
     assert not plan.fits(14, 13, 13, plan.bound(sc.table, sc.gap, 0))
 
 
+def _semiglobal_sweep_shifted(a, b, c, ext, gap, rows, cols, wrap, tile=8):
+    """The semiglobal kernel's sweep of ``H'`` and its Horner folds, operation by operation.
+
+    ``a`` is swept layer by layer over a padded ``rows x cols`` plane of ``b`` x ``c``;
+    the far row ``j = len(b)``, column ``k = len(c)`` and the last layer are folded
+    in segments of ``tile`` cells (padding included) as the kernel does:
+    ``t = max(t + 2g, H'[x])`` from the segment's end, then ``t + 2g * (...)``.
+    """
+    w = 2 * gap
+    x = ext.astype(np.int64) - w
+    pad = ext.shape[0] - 1
+    la, lb, lc = len(a), len(b), len(c)
+    rb = list(b) + [pad] * (rows - lb)
+    rc = list(c) + [pad] * (cols - lc)
+    prev = [[-w * (j + k) for k in range(cols + 1)] for j in range(rows + 1)]
+    best = 0
+
+    def fold(vals, idx0):
+        # segments of the kernel's tiles: cells idx0 + 1 .. idx0 + n with their H'
+        out = None
+        for s0 in range(0, len(vals), tile):
+            seg = vals[s0:s0 + tile]
+            t = seg[-1]
+            for v in reversed(seg[:-1]):
+                t = max(wrap(t + w), v)
+            v = wrap(t + w * (idx0 + s0 + 1))
+            out = v if out is None else max(out, v)
+        return out
+
+    for i in range(1, la + 1):
+        z = a[i - 1]
+        cur = [[0] * (cols + 1) for _ in range(rows + 1)]
+        for j in range(rows + 1):
+            for k in range(cols + 1):
+                if j == 0 or k == 0:
+                    cur[j][k] = -w * (i + j + k)
+                    continue
+                xab, xac, xbc = x[z, rb[j - 1]], x[z, rc[k - 1]], x[rb[j - 1], rc[k - 1]]
+                m = max(wrap(wrap(prev[j - 1][k - 1] + xbc) + wrap(xab + xac)), prev[j][k])
+                m = max(wrap(prev[j - 1][k] + xab), m)
+                m = max(wrap(prev[j][k - 1] + xac), m)
+                m = max(wrap(cur[j - 1][k - 1] + xbc), m)
+                cur[j][k] = max(m, cur[j - 1][k], cur[j][k - 1])
+        best = max(best, fold(cur[lb][1:], i + lb), fold([cur[j][lc] for j in range(1, rows + 1)], i + lc))
+        if i == la:
+            for j in range(1, rows + 1):
+                best = max(best, fold(cur[j][1:], i + j))
+        prev = cur
+    return best
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**31 - 1))
+def test_shifted_semiglobal_sweep_is_exact_and_16_bit_exact_when_it_fits(seed):
+    from trimsa.triplet import _synthetic  # noqa: F401  (the CPU engine is the reference)
+    rng = np.random.default_rng(seed)
+    sc = Scoring.dna(int(rng.integers(1, 500)), -int(rng.integers(0, 400)), -int(rng.integers(0, 400)))
+    ext = plan.extended_tables(sc.table, sc.gap)[0]
+    # A is the longest (the kernel's layers), so the padding stays in the plane
+    b, c = (list(rng.integers(0, 4, size=int(rng.integers(1, 6)))) for _ in range(2))
+    a = list(rng.integers(0, 4, size=int(rng.integers(max(len(b), len(c)), 7))))
+    rows, cols = len(b) + int(rng.integers(0, 10)), len(c) + int(rng.integers(0, 10))
+    seqs = random_set(rng, [1, 1, 1], _alphabet.get("dna"))
+    seqs.codes[:] = 0
+    codes = np.array(a + b + c, dtype=np.uint8)
+    offsets = np.array([0, len(a), len(a) + len(b), len(codes)], dtype=np.int64)
+    exact = np.empty(1, dtype=np.int64)
+    _cpu.score_batch(codes, offsets, np.array([[0, 1, 2]], dtype=np.int32), sc.table,
+                     np.int32(sc.gap), 1, 1, exact, 1)
+    # the shift and the Horner folds are exact in unbounded integers, padding included
+    assert _semiglobal_sweep_shifted(a, b, c, ext, sc.gap, rows, cols, lambda v: v) == exact[0]
+    if plan.fits(len(a), rows, cols, plan.bound(sc.table, sc.gap, 1)):
+        assert _semiglobal_sweep_shifted(a, b, c, ext, sc.gap, rows, cols, _wrap16) == exact[0]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.sampled_from([0, 1]))
+def test_shifted_sweeps_exact_at_the_edge_of_the_16_bit_rule(seed, mode):
+    # scores scaled to the largest factor the rule accepts, so that values come close to
+    # the 16-bit range: a rule that allowed more would be caught wrapping here
+    rng = np.random.default_rng(seed)
+    base = (int(rng.integers(1, 6)), -int(rng.integers(0, 6)), -int(rng.integers(1, 6)))
+    b, c = (list(rng.integers(0, 4, size=int(rng.integers(1, 6)))) for _ in range(2))
+    a = list(rng.integers(0, 4, size=int(rng.integers(max(len(b), len(c)), 8))))
+    rows, cols = len(b) + int(rng.integers(0, 10)), len(c) + int(rng.integers(0, 10))
+    nl = len(a) + (1 if mode == 0 else 0)
+    mi, mc = plan.bound(Scoring.dna(*base).table, base[2], mode)
+    f = 32767 // ((nl + rows + cols) * mi + 2 * mc)
+    sc = Scoring.dna(*(f * x for x in base))
+    assert plan.fits(nl, rows, cols, plan.bound(sc.table, sc.gap, mode))
+    ext = plan.extended_tables(sc.table, sc.gap)[0]
+    if mode == 0:
+        exact = _global_sweep(a, b, c, ext, sc.gap, len(b), len(c), lambda v: v)
+        assert _global_sweep_shifted(a, b, c, ext, sc.gap, rows, cols, _wrap16) == exact
+    else:
+        exact = _semiglobal_sweep_shifted(a, b, c, ext, sc.gap, len(b), len(c), lambda v: v)
+        assert _semiglobal_sweep_shifted(a, b, c, ext, sc.gap, rows, cols, _wrap16) == exact
+
+
 def test_16_bit_rule_rejects_a_real_overflow():
     sc = Scoring.dna(900, -900, -900)
     ext = plan.extended_tables(sc.table, sc.gap)[0]

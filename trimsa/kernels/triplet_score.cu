@@ -68,9 +68,9 @@ triplet_score(const unsigned char* __restrict__ codes,
     static_assert(P + Q - 2 < RING, "a group's last thread lags its first by P + Q - 2 steps");
     // Both tables hold a shifted score x = sub + XOFF, so that the moves of
     // two residues and a gap read their whole column score from the table:
-    //   global:  -2*gap, the column scores of H' = H - 2*gap*(i + j + k),
-    //            in which a residue against two gaps scores 0;
-    //   others:  +2*gap, one residue pair plus the other residue's 2 gaps.
+    //   global and semiglobal: -2*gap, the column scores of the shifted
+    //            H' = H - 2*gap*(i + j + k), in which a residue against two gaps scores 0;
+    //   local:   +2*gap, one residue pair plus the other residue's 2 gaps.
     // Rows have 64 entries, so the byte offset of entry [y][x] is
     // y * 256 + 4 * x: one byte permute builds it from a residue byte 4 * x
     // (bres / cres) and y in byte 1 of another word (see the lookups).
@@ -78,7 +78,8 @@ triplet_score(const unsigned char* __restrict__ codes,
     __shared__ int subT_s[32 * 64];   // subT_s[a * 64 + x] = sub[x][a] + XOFF
     // per group: the items its first thread fetched, read by the others when they get there
     __shared__ int ring_s[(128 / GS) * RING];
-    const int XOFF = (MODE == 0) ? -2 * gap : 2 * gap;
+    constexpr bool SHIFT = MODE != 2;   // the sweep is of H' (see the tile)
+    const int XOFF = SHIFT ? -2 * gap : 2 * gap;
     for (int x = threadIdx.x; x < KP * KP; x += blockDim.x) {
         subN_s[(x / KP) * 64 + x % KP] = subtab[x] + XOFF;
         subT_s[(x / KP) * 64 + x % KP] = subtab[KP * KP + x] + XOFF;
@@ -101,6 +102,7 @@ triplet_score(const unsigned char* __restrict__ codes,
 
     const T g2 = A::splat(2 * gap);
     const T mg6 = A::splat(-6 * gap);
+    const T mg2 = A::splat(-2 * gap);
     const T init = A::splat(MODE == 0 ? neg : 0);
 
     // ---- stream state -------------------------------------------------
@@ -163,8 +165,27 @@ triplet_score(const unsigned char* __restrict__ codes,
 
     // ---- layer state ---------------------------------------------------
     T Hp[TJ][TK], Tp[TK + 1], Lp[TJ];
-    // the layer before a region's first: NEG (global) or the zero face i = 0
-    auto reset_layer = [&]() {
+    // the layer before a region's first: NEG (global), the zero face i = 0
+    // (local), or that face shifted, H'(0, j, k) = -2*gap*(j + k) (semiglobal;
+    // uk = u0 + k0, the tile's first row and column: cell (r, c) is j = u0 + r + 1,
+    // k = k0 + c + 1, and the halo row / column are j = u0 / k = k0)
+    auto reset_layer = [&](int uk) {
+        if (MODE == 1) {
+            T mult[TJ + TK + 1];   // n * (-2*gap)
+            mult[0] = A::splat(0);
+#pragma unroll
+            for (int n = 1; n <= TJ + TK; ++n) mult[n] = A::add(mult[n - 1], mg2);
+            const T base = A::splat(-2 * gap * uk);
+#pragma unroll
+            for (int r = 0; r < TJ; ++r) {
+                Lp[r] = A::add(base, mult[r + 1]);
+#pragma unroll
+                for (int c = 0; c < TK; ++c) Hp[r][c] = A::add(base, mult[r + c + 2]);
+            }
+#pragma unroll
+            for (int c = 0; c <= TK; ++c) Tp[c] = A::add(base, mult[c]);
+            return;
+        }
 #pragma unroll
         for (int r = 0; r < TJ; ++r) {
             Lp[r] = init;
@@ -174,7 +195,7 @@ triplet_score(const unsigned char* __restrict__ codes,
 #pragma unroll
         for (int c = 0; c <= TK; ++c) Tp[c] = init;
     };
-    reset_layer();
+    reset_layer(0);
 
     const int delay = p + q;
     int step = 0;
@@ -251,16 +272,26 @@ triplet_score(const unsigned char* __restrict__ codes,
                     }
                 best = A::splat(0);
                 ready = 0;
-                reset_layer();
+                reset_layer(u0 + k0);
             }
             // -- halos at the region's edges: face buffers, or the faces j = 0 / k = 0 --
             if (p == 0) {
                 if (J == 0) {
-                    // zero faces; in global mode the row is computed below from its corner
+                    if (MODE == 1) {
+                        // the zero face j = 0, shifted: H'(i, 0, k0 + c) = -2*gap*(i + k0 + c)
+                        T f = A::splat(-2 * gap * (i + k0));
 #pragma unroll
-                    for (int c = 0; c <= TK; ++c) Tc[c] = A::splat(0);
-                    // H'(i, 0, 0) = 2*gap*i - 2*gap*i = 0
-                    if (MODE == 0) Tc[0] = (q == 0 && Kr == 0) ? A::splat(0) : corner_left;
+                        for (int c = 0; c <= TK; ++c) {
+                            Tc[c] = f;
+                            f = A::add(f, mg2);
+                        }
+                    } else {
+                        // zero faces; in global mode the row is computed below from its corner
+#pragma unroll
+                        for (int c = 0; c <= TK; ++c) Tc[c] = A::splat(0);
+                        // H'(i, 0, 0) = 2*gap*i - 2*gap*i = 0
+                        if (MODE == 0) Tc[0] = (q == 0 && Kr == 0) ? A::splat(0) : corner_left;
+                    }
                 } else {
                     const unsigned int* f = jface + ((long long)(J & 1) * nlmax + li) * kwidth + (k0 - jbase);
 #pragma unroll
@@ -269,8 +300,18 @@ triplet_score(const unsigned char* __restrict__ codes,
             }
             if (q == 0) {
                 if (Kr == 0) {
+                    if (MODE == 1) {
+                        // the zero face k = 0, shifted: H'(i, u0 + r + 1, 0) = -2*gap*(i + u0 + r + 1)
+                        T f = A::splat(-2 * gap * (i + u0 + 1));
 #pragma unroll
-                    for (int r = 0; r < TJ; ++r) Lc[r] = A::splat(0);
+                        for (int r = 0; r < TJ; ++r) {
+                            Lc[r] = f;
+                            f = A::add(f, mg2);
+                        }
+                    } else {
+#pragma unroll
+                        for (int r = 0; r < TJ; ++r) Lc[r] = A::splat(0);
+                    }
                 } else {
                     const unsigned int* f = kface + ((long long)(Kr & 1) * nlmax + li) * KW2 + p * TJ;
                     if (split && ready < li + 1) {
@@ -288,7 +329,7 @@ triplet_score(const unsigned char* __restrict__ codes,
                 }
             }
             // -- scores of this layer's residue of A against the tile --
-            // sab + XOFF; sac + XOFF; semiglobal / local also sac - 4g (sacm)
+            // sab + XOFF; sac + XOFF; local also sac - 4g (sacm)
             T sab2g[TJ], sacm[TK], sac2g[TK];
             {
                 // byte offset a * 256 + 4 * x in one permute: byte 0 from the
@@ -311,7 +352,7 @@ triplet_score(const unsigned char* __restrict__ codes,
                     for (int h = 0; h < NH; ++h)
                         v[h] = *(const int*)(subT + __byte_perm(cres[c], ac[h], 0x7650 + h));
                     sac2g[c] = A::pack(v);
-                    if (MODE != 0) sacm[c] = A::add(sac2g[c], mg6);
+                    if (!SHIFT) sacm[c] = A::add(sac2g[c], mg6);
                 }
             }
             if (MODE == 0) {
@@ -344,7 +385,7 @@ triplet_score(const unsigned char* __restrict__ codes,
                     const T up_c = r ? Hn[r - 1][c] : Tc[c + 1];
                     const T dg_c = r ? (c ? Hn[r - 1][c - 1] : Lc[r - 1]) : Tc[c];
                     const T lf_c = c ? Hn[r][c - 1] : Lc[r];
-                    if (MODE == 0) {
+                    if (SHIFT) {
                         // H' = H - 2g(i+j+k): the single-residue moves add 0, so the
                         // terms of the previous layer come first and the two cells
                         // of this layer's wavefront last (one max3 per anti-diagonal)
@@ -403,24 +444,37 @@ triplet_score(const unsigned char* __restrict__ codes,
                 // cells of the same row / column / layer score no more than the best
                 // real cell of the face (gap <= 0, docs/gpu.md), so only the other
                 // half of a 16-bit pair is masked off: one constant mask per half.
+                // The tile holds H' = H - 2g(i+j+k); along a row the correction grows
+                // by 2g per column, so max_c H is one Horner sweep from the right,
+                // t = max(t + 2g, H'[c]) = max_c (H'[c] + 2g c) (one add-and-max per
+                // cell), plus one constant (cell (r, c) is j = u0 + r + 1, k = k0 + c + 1):
+                //   row R:      max_c H = t + 2g (i + u0 + k0 + R + 2)
+                //   column C:   max_r H = t + 2g (i + u0 + k0 + C + 2)
+                //   the layer:  a Horner sweep over the rows' t, + 2g (i + u0 + k0 + 2)
+                const int w = 2 * gap, ijk = i + u0 + k0;
 #pragma unroll
                 for (int h = 0; h < NH; ++h) {
                     if (i <= la[h]) {
                         const T keep = A::mask(h, true);
                         // row / column by a switch with constant indices (a run-time
                         // index would put the tile in local memory)
+                        T v = A::splat(0);   // folding 0 changes nothing: best >= 0
 #define TRIMSA_ROW(R)                                                                   \
     case R:                                                                             \
         if (R < TJ) {                                                                   \
-            _Pragma("unroll") for (int c = 0; c < TK; ++c)                              \
-                best = A::max(best, A::min(Hn[R < TJ ? R : 0][c], keep));               \
+            T t = Hn[R < TJ ? R : 0][TK - 1];                                           \
+            _Pragma("unroll") for (int c = TK - 2; c >= 0; --c)                         \
+                t = A::addmax(t, g2, Hn[R < TJ ? R : 0][c]);                            \
+            v = A::add(t, A::splat(w * (ijk + R + 2)));                                 \
         }                                                                               \
         break;
 #define TRIMSA_COL(C)                                                                   \
     case C:                                                                             \
         if (C < TK) {                                                                   \
-            _Pragma("unroll") for (int r = 0; r < TJ; ++r)                              \
-                best = A::max(best, A::min(Hn[r][C < TK ? C : 0], keep));               \
+            T t = Hn[TJ - 1][C < TK ? C : 0];                                           \
+            _Pragma("unroll") for (int r = TJ - 2; r >= 0; --r)                         \
+                t = A::addmax(t, g2, Hn[r][C < TK ? C : 0]);                            \
+            v = A::max(v, A::add(t, A::splat(w * (ijk + C + 2))));                      \
         }                                                                               \
         break;
                         switch (rr[h]) {
@@ -436,12 +490,17 @@ triplet_score(const unsigned char* __restrict__ codes,
 #undef TRIMSA_ROW
 #undef TRIMSA_COL
                         if (i == la[h]) {
+                            T tl = A::splat(0);
 #pragma unroll
-                            for (int r = 0; r < TJ; ++r)
+                            for (int r = TJ - 1; r >= 0; --r) {
+                                T t = Hn[r][TK - 1];
 #pragma unroll
-                                for (int c = 0; c < TK; ++c)
-                                    best = A::max(best, A::min(Hn[r][c], keep));
+                                for (int c = TK - 2; c >= 0; --c) t = A::addmax(t, g2, Hn[r][c]);
+                                tl = (r == TJ - 1) ? t : A::addmax(tl, g2, t);
+                            }
+                            v = A::max(v, A::add(tl, A::splat(w * (ijk + 2))));
                         }
+                        best = A::max(best, A::min(v, keep));
                     }
                 }
             } else {

@@ -113,13 +113,22 @@ def global_bound(table: np.ndarray, gap: int) -> tuple[int, int]:
 def bound(table: np.ndarray, gap: int, mode: int) -> tuple[int, int]:
     """``(MI, MC)`` for :func:`fits`: per index-sum step and per addition.
 
-    Semiglobal and local sweep ``H`` itself: both are :func:`column_bound`.
-    Global sweeps the shifted ``H'`` of :func:`global_bound`.
+    Global sweeps the shifted ``H'`` of :func:`global_bound`. Local sweeps
+    ``H`` itself: both are :func:`column_bound`. Semiglobal sweeps ``H'`` too,
+    but its paths start anywhere on the zero faces, where ``H' = -2*gap*(i+j+k)``,
+    and its folds read ``H`` (``|H| <= (i+j+k) * M``) through Horner sweeps
+    whose partial values exceed ``|H'|`` by at most ``2 * 8 * |2*gap|`` (two
+    sweeps of at most 8 cells): ``MI = max(MI', |2*gap|, M)`` and
+    ``MC = max(MC', M, 16 * |2*gap|)``.
     """
     if mode == 0:
         return global_bound(table, gap)
     m = column_bound(table, gap)
-    return m, m
+    if mode == 2:
+        return m, m
+    mi, mc = global_bound(table, gap)
+    w = 2 * abs(int(gap))
+    return max(mi, w, m), max(mc, m, 16 * w)
 
 
 def _pair(m) -> tuple[int, int]:
