@@ -698,3 +698,16 @@ def test_call_places_its_buffers_in_the_arena_in_kernel_order(monkeypatch):
     np.testing.assert_array_equal(args[16], arena[10:30])             # k-faces after the scratch
     assert args[17].dtype == np.int32 and args[17].size == 5 and zero[1] is args[17]
     assert np.shares_memory(args[17], arena[30:35])                   # flags after the k-faces
+
+
+def test_stage_words_pad_slots_to_distinct_banks():
+    # slots of TJ + TK + TJ*TK words padded to 4 mod 8: the 16-byte accesses of 8 lanes
+    # (one shared-memory wavefront) start in 8 different 4-bank groups
+    for config in plan.CONFIGS + (plan.SPLIT,):
+        tj, tk, p, q = config
+        w = plan.stage_words(config)
+        if p * q == 1:
+            assert w == 0
+            continue
+        assert w >= tj + tk + tj * tk and w % 8 == 4
+        assert len({(lane * w) % 32 // 4 for lane in range(8)}) == 8

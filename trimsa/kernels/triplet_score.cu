@@ -64,6 +64,13 @@ triplet_score(const unsigned char* __restrict__ codes,
     constexpr int GS = P * Q;
     constexpr int I0 = (MODE == 0) ? 0 : 1;   // first layer swept
     constexpr int KW2 = P * TJ + 1;      // row length of the k-face buffer
+    // staged region setup (below): a slot of residues and B x C scores per thread,
+    // padded to 4 words mod 8 so that the 16-byte accesses of 8 lanes hit distinct banks
+    constexpr bool STAGE = P * Q > 1;
+    constexpr int SW = TJ + TK + TJ * TK;
+    constexpr int SWP = SW + ((SW % 8 == 0) ? 4 : 0);   // SW is a multiple of 4
+    static_assert(TJ % 4 == 0 && TK % 4 == 0, "stage slots are read in 16-byte words");
+    extern __shared__ uint4 stage_s[];   // 128 * SWP words when STAGE (_gpu_plan.stage_words)
 
     static_assert(P + Q - 2 < RING, "a group's last thread lags its first by P + Q - 2 steps");
     // Both tables hold a shifted score x = sub + XOFF, so that the moves of
@@ -161,6 +168,51 @@ triplet_score(const unsigned char* __restrict__ codes,
     unsigned bres[TJ], cres[TK];
     T sbc2g[TJ][TK];               // x[b][c]: sub + XOFF of the tile's B and C residues
     int rr[NH], cc[NH];           // row / column of the tile on the read faces, or -1
+
+    // The tile's residues: one base pointer per sequence (oB / oC: the tile's
+    // first row / column), read unconditionally (the launcher leaves a tail
+    // of zeros after the codes that covers any padded plane) and replaced by
+    // the padding code past the sequence's end (nb / nc residues left).
+    auto tile_residues = [&](const int (&oB)[NH], const int (&oC)[NH], const int (&nb)[NH],
+                             const int (&nc)[NH], unsigned (&rb)[TJ], unsigned (&rc)[TK]) {
+#pragma unroll
+        for (int r = 0; r < TJ; ++r) rb[r] = 0;
+#pragma unroll
+        for (int c = 0; c < TK; ++c) rc[c] = 0;
+#pragma unroll
+        for (int h = 0; h < NH; ++h) {
+            const unsigned char* pb = codes + oB[h];
+            const unsigned char* pc = codes + oC[h];
+#pragma unroll
+            for (int r = 0; r < TJ; ++r) {
+                unsigned b = __ldg(pb + r);
+                b = (r < nb[h]) ? b : (unsigned)PAD;
+                rb[r] |= (4 * b) << (8 * h) | b << (8 * h + 16);
+            }
+#pragma unroll
+            for (int c = 0; c < TK; ++c) {
+                unsigned x = __ldg(pc + c);
+                x = (c < nc[h]) ? x : (unsigned)PAD;
+                rc[c] |= (4 * x) << (8 * h);
+            }
+        }
+    };
+    // x_bc of one cell: byte offset b * 256 + 4 * c, 4c from the column's byte h,
+    // b from the row's byte 2 + h, zeros from the column's bytes 2 and 3
+    auto bc_score = [&](unsigned br, unsigned cr) -> T {
+        int v[NH];
+#pragma unroll
+        for (int h = 0; h < NH; ++h) v[h] = *(const int*)(subN + __byte_perm(cr, br, 0x3260 + 0x11 * h));
+        return A::pack(v);
+    };
+    // Staging (groups of more than one thread): the lanes of a warp reach a
+    // region's first layer at P + Q - 1 different steps, and a divergent setup
+    // would run that many times. Instead, when the group's first thread starts
+    // a region, every thread of the group computes its own tile's setup for
+    // that region at once and leaves it in its slot of shared memory, where
+    // it reads it back p + q steps later. Only for items of at least P + Q - 1
+    // layers, so that no slot is overwritten before it is read.
+    auto staged = [&]() { return maxla - I0 + 1 >= P + Q - 1; };
     T best = A::splat(0);
 
     // ---- layer state ---------------------------------------------------
@@ -215,37 +267,75 @@ triplet_score(const unsigned char* __restrict__ codes,
         if (MODE == 0) corner_left = __shfl_up_sync(TRIMSA_FULL, Tp[TK], 1, GS);
         const bool active = step >= delay && item < nitems;
         ++step;
+        if (STAGE && __shfl_sync(TRIMSA_FULL, (int)(active && i == I0 && staged()), 0, GS)) {
+            const int sJ = __shfl_sync(TRIMSA_FULL, J, 0, GS);
+            const int sK = __shfl_sync(TRIMSA_FULL, Kr, 0, GS);
+            const int u0 = sJ * P * TJ + p * TJ;
+            const int k0 = sK * Q * TK + q * TK;
+            int oB[NH], oC[NH], nb[NH], nc[NH];
+#pragma unroll
+            for (int h = 0; h < NH; ++h) {
+                oB[h] = __shfl_sync(TRIMSA_FULL, offB[h], 0, GS) + u0;
+                oC[h] = __shfl_sync(TRIMSA_FULL, offC[h], 0, GS) + k0;
+                nb[h] = __shfl_sync(TRIMSA_FULL, lb[h], 0, GS) - u0;
+                nc[h] = __shfl_sync(TRIMSA_FULL, lc[h], 0, GS) - k0;
+            }
+            unsigned rb[TJ], rc[TK];
+            tile_residues(oB, oC, nb, nc, rb, rc);
+            uint4* st = stage_s + threadIdx.x * (SWP / 4);
+#pragma unroll
+            for (int x = 0; x < TJ / 4; ++x) st[x] = make_uint4(rb[4 * x], rb[4 * x + 1], rb[4 * x + 2], rb[4 * x + 3]);
+#pragma unroll
+            for (int x = 0; x < TK / 4; ++x)
+                st[TJ / 4 + x] = make_uint4(rc[4 * x], rc[4 * x + 1], rc[4 * x + 2], rc[4 * x + 3]);
+#pragma unroll
+            for (int x = 0; x < TJ * TK / 4; ++x) {
+                const int r = (4 * x) / TK, c = (4 * x) % TK;
+                st[(TJ + TK) / 4 + x] = make_uint4(bc_score(rb[r], rc[c]), bc_score(rb[r], rc[c + 1]),
+                                                   bc_score(rb[r], rc[c + 2]), bc_score(rb[r], rc[c + 3]));
+            }
+        }
         if (active) {
             const int u0 = J * P * TJ + p * TJ;
             const int k0 = Kr * Q * TK + q * TK;
             const int li = i - I0;
             if (i == I0) {
-                // new region: residues of the tile, B x C scores, masks
+                // new region: residues of the tile, B x C scores (staged when the
+                // group's first thread started the region, or looked up now), masks
+                if (STAGE && staged()) {
+                    const uint4* st = stage_s + threadIdx.x * (SWP / 4);
 #pragma unroll
-                for (int r = 0; r < TJ; ++r) bres[r] = 0;
+                    for (int x = 0; x < TJ / 4; ++x) {
+                        const uint4 w = st[x];
+                        bres[4 * x] = w.x; bres[4 * x + 1] = w.y; bres[4 * x + 2] = w.z; bres[4 * x + 3] = w.w;
+                    }
 #pragma unroll
-                for (int c = 0; c < TK; ++c) cres[c] = 0;
+                    for (int x = 0; x < TK / 4; ++x) {
+                        const uint4 w = st[TJ / 4 + x];
+                        cres[4 * x] = w.x; cres[4 * x + 1] = w.y; cres[4 * x + 2] = w.z; cres[4 * x + 3] = w.w;
+                    }
+#pragma unroll
+                    for (int x = 0; x < TJ * TK / 4; ++x) {
+                        const uint4 w = st[(TJ + TK) / 4 + x];
+                        const int r = (4 * x) / TK, c = (4 * x) % TK;
+                        sbc2g[r][c] = (T)w.x; sbc2g[r][c + 1] = (T)w.y;
+                        sbc2g[r][c + 2] = (T)w.z; sbc2g[r][c + 3] = (T)w.w;
+                    }
+                } else {
+                    int oB[NH], oC[NH], nb[NH], nc[NH];
+#pragma unroll
+                    for (int h = 0; h < NH; ++h) {
+                        oB[h] = offB[h] + u0; oC[h] = offC[h] + k0;
+                        nb[h] = lb[h] - u0; nc[h] = lc[h] - k0;
+                    }
+                    tile_residues(oB, oC, nb, nc, bres, cres);
+#pragma unroll
+                    for (int r = 0; r < TJ; ++r)
+#pragma unroll
+                        for (int c = 0; c < TK; ++c) sbc2g[r][c] = bc_score(bres[r], cres[c]);
+                }
 #pragma unroll
                 for (int h = 0; h < NH; ++h) {
-                    // one base pointer per sequence, the tile's residues at immediate
-                    // offsets, read unconditionally (the launcher leaves a tail of
-                    // zeros after the codes that covers any padded plane) and replaced
-                    // by the padding code past the sequence's end
-                    const unsigned char* pb = codes + (offB[h] + u0);
-                    const unsigned char* pc = codes + (offC[h] + k0);
-                    const int nb = lb[h] - u0, nc = lc[h] - k0;
-#pragma unroll
-                    for (int r = 0; r < TJ; ++r) {
-                        unsigned b = __ldg(pb + r);
-                        b = (r < nb) ? b : (unsigned)PAD;
-                        bres[r] |= (4 * b) << (8 * h) | b << (8 * h + 16);
-                    }
-#pragma unroll
-                    for (int c = 0; c < TK; ++c) {
-                        unsigned x = __ldg(pc + c);
-                        x = (c < nc) ? x : (unsigned)PAD;
-                        cres[c] |= (4 * x) << (8 * h);
-                    }
                     // the cell read: row / column -1 is the edge face (global, empty B or C)
                     int rl = lb[h] - 1 - u0, cl = lc[h] - 1 - k0;
                     bool row_ok = (rl >= 0 && rl < TJ) || (rl == -1 && p == 0 && J == 0);
@@ -258,18 +348,6 @@ triplet_score(const unsigned char* __restrict__ codes,
                         cc[h] = (cl >= 0 && cl < TK) ? cl : -1;
                     }
                 }
-#pragma unroll
-                for (int r = 0; r < TJ; ++r)
-#pragma unroll
-                    for (int c = 0; c < TK; ++c) {
-                        // byte offset b * 256 + 4 * c: 4c from cres byte h, b from bres
-                        // byte 2 + h, zeros from cres bytes 2 and 3
-                        int v[NH];
-#pragma unroll
-                        for (int h = 0; h < NH; ++h)
-                            v[h] = *(const int*)(subN + __byte_perm(cres[c], bres[r], 0x3260 + 0x11 * h));
-                        sbc2g[r][c] = A::pack(v);
-                    }
                 best = A::splat(0);
                 ready = 0;
                 reset_layer(u0 + k0);

@@ -93,11 +93,28 @@ def _function(config: tuple, bits: int, mode: int):
         arith = "S16x2" if bits == 16 else "I32"
         expr = f"triplet_score<{arith}, {tj}, {tk}, {p}, {q}, {mode}>"
         fn = module(_KERNEL, (expr,), (f"-DTRIMSA_MIN_BLOCKS={minb}",), dev).get_function(expr)
-        sms = cupy.cuda.Device(dev).attributes["MultiProcessorCount"]
+        attrs = cupy.cuda.Device(dev).attributes
+        smem = 4 * _BLOCK * plan.stage_words(config)
+        if smem:
+            fn.max_dynamic_shared_size_bytes = smem
         regs = -(-max(int(fn.num_regs), 1) // 8) * 8
-        per_sm = max(1, min(65536 // (regs * _BLOCK), 2048 // _BLOCK))
-        hit = _FUNCTIONS[key] = (fn, sms * per_sm)
+        per_sm = max(1, min(65536 // (regs * _BLOCK), 2048 // _BLOCK,
+                            # the driver keeps 1 KiB of shared memory per block
+                            attrs["MaxSharedMemoryPerMultiprocessor"]
+                            // (int(fn.shared_size_bytes) + smem + 1024)))
+        hit = _FUNCTIONS[key] = (_Kernel(fn, smem), attrs["MultiProcessorCount"] * per_sm)
     return hit
+
+
+class _Kernel:
+    """A compiled kernel and the dynamic shared memory each launch of it takes."""
+
+    def __init__(self, fn, smem):
+        self.fn, self.smem = fn, smem
+        self.num_regs, self.local_size_bytes = fn.num_regs, fn.local_size_bytes
+
+    def __call__(self, grid, block, args):
+        self.fn(grid, block, args, shared_mem=self.smem)
 
 
 def _free_bytes() -> int:

@@ -85,6 +85,20 @@ def column_bound(table: np.ndarray, gap: int) -> int:
     return max(3 * ms, ms + g2, g2, 1)
 
 
+def stage_words(config) -> int:
+    """Words of shared memory per thread for the staged region setup of ``(TJ, TK, P, Q)``.
+
+    Groups of more than one thread keep each thread's tile residues and
+    B x C scores (``TJ + TK + TJ*TK`` words) in a slot padded to 4 mod 8
+    words (the kernel's ``SWP``); single-thread groups stage nothing.
+    """
+    tj, tk, p, q = config
+    if p * q == 1:
+        return 0
+    sw = tj + tk + tj * tk
+    return sw + (4 if sw % 8 == 0 else 0)
+
+
 def global_bound(table: np.ndarray, gap: int) -> tuple[int, int]:
     """``(MI, MC)`` of global mode, whose kernel sweeps ``H' = H - 2*gap*(i+j+k)``.
 
