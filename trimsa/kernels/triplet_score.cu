@@ -268,17 +268,19 @@ triplet_score(const unsigned char* __restrict__ codes,
         const bool active = step >= delay && item < nitems;
         ++step;
         if (STAGE && __shfl_sync(TRIMSA_FULL, (int)(active && i == I0 && staged()), 0, GS)) {
-            const int sJ = __shfl_sync(TRIMSA_FULL, J, 0, GS);
-            const int sK = __shfl_sync(TRIMSA_FULL, Kr, 0, GS);
+            // only this group's lanes are here (the groups of a warp start regions apart)
+            const unsigned gmask = (GS == 32) ? TRIMSA_FULL : ((1u << GS) - 1) << (lane / GS * GS);
+            const int sJ = __shfl_sync(gmask, J, 0, GS);
+            const int sK = __shfl_sync(gmask, Kr, 0, GS);
             const int u0 = sJ * P * TJ + p * TJ;
             const int k0 = sK * Q * TK + q * TK;
             int oB[NH], oC[NH], nb[NH], nc[NH];
 #pragma unroll
             for (int h = 0; h < NH; ++h) {
-                oB[h] = __shfl_sync(TRIMSA_FULL, offB[h], 0, GS) + u0;
-                oC[h] = __shfl_sync(TRIMSA_FULL, offC[h], 0, GS) + k0;
-                nb[h] = __shfl_sync(TRIMSA_FULL, lb[h], 0, GS) - u0;
-                nc[h] = __shfl_sync(TRIMSA_FULL, lc[h], 0, GS) - k0;
+                oB[h] = __shfl_sync(gmask, offB[h], 0, GS) + u0;
+                oC[h] = __shfl_sync(gmask, offC[h], 0, GS) + k0;
+                nb[h] = __shfl_sync(gmask, lb[h], 0, GS) - u0;
+                nc[h] = __shfl_sync(gmask, lc[h], 0, GS) - k0;
             }
             unsigned rb[TJ], rc[TK];
             tile_residues(oB, oC, nb, nc, rb, rc);
