@@ -561,7 +561,7 @@ def test_split_plan_columns_and_offsets():
 
 def _stand_in_function(resident_blocks):
     """``_gpu._function`` without a GPU: ``resident_blocks`` blocks of any kernel fit at once."""
-    return lambda config, bits, mode: (None, resident_blocks)
+    return lambda config, bits, mode, stage=False: (None, resident_blocks)
 
 
 def _handout_reference(cost, groups):
@@ -610,11 +610,6 @@ def test_tail_items_leaves_launches_that_end_evenly():
     narrow[30] = False                                                     # cannot be split
     assert plan.tail_items(cost, narrow, 10) is None
     assert plan.tail_items(cost, ones, 10, penalty=30.0) is None          # split too slow to pay
-
-
-def _stand_in_function(resident_blocks):
-    """``_gpu._function`` without a GPU: ``resident_blocks`` blocks of any kernel fit at once."""
-    return lambda config, bits, mode: (None, resident_blocks)
 
 
 @pytest.mark.parametrize("mode", [0, 1])

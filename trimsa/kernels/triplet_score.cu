@@ -36,7 +36,7 @@
 #define TRIMSA_MIN_BLOCKS 1
 #endif
 
-template <class A, int TJ, int TK, int P, int Q, int MODE>
+template <class A, int TJ, int TK, int P, int Q, int MODE, bool STG = false>
 __global__ void __launch_bounds__(128, TRIMSA_MIN_BLOCKS)
 triplet_score(const unsigned char* __restrict__ codes,
               const long long* __restrict__ offsets,
@@ -66,7 +66,7 @@ triplet_score(const unsigned char* __restrict__ codes,
     constexpr int KW2 = P * TJ + 1;      // row length of the k-face buffer
     // staged region setup (below): a slot of residues and B x C scores per thread,
     // padded to 4 words mod 8 so that the 16-byte accesses of 8 lanes hit distinct banks
-    constexpr bool STAGE = P * Q > 1;
+    constexpr bool STAGE = STG && P * Q > 1;   // the launcher asks for it (short items)
     constexpr int SW = TJ + TK + TJ * TK;
     constexpr int SWP = SW + ((SW % 8 == 0) ? 4 : 0);   // SW is a multiple of 4
     static_assert(TJ % 4 == 0 && TK % 4 == 0, "stage slots are read in 16-byte words");

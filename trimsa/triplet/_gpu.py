@@ -28,6 +28,9 @@ MEM_FRACTION = 0.6
 #: sweep the partial last wave of a launch of long triplets column-parallel
 #: (:func:`_without_tail`); ``False`` only to measure what that gains
 TAIL_SPLIT = True
+#: launches whose items sweep at most this many layers use the staged region setup
+#: (the kernel's ``STG``); 0 turns it off
+STAGE_LAYERS = 96
 #: zero bytes after the longest sequence's worth of slack at the end of the
 #: device copy of the residue codes (see ``_Device``)
 CODE_TAIL = 256
@@ -74,8 +77,12 @@ def require():
 _FUNCTIONS: dict = {}
 
 
-def _function(config: tuple, bits: int, mode: int):
+def _function(config: tuple, bits: int, mode: int, stage: bool = False):
     """``(kernel, resident blocks per device)`` of one instantiation on the current device.
+
+    ``stage``: the kernel with the staged region setup (groups of more than one
+    thread; it takes :func:`~trimsa.triplet._gpu_plan.stage_words` words of
+    dynamic shared memory per thread).
 
     Memoized per device: looking the kernel up and reading the device's
     attributes cost milliseconds, which add up over many small batches.
@@ -84,17 +91,18 @@ def _function(config: tuple, bits: int, mode: int):
 
     dev = cupy.cuda.Device().id
     minb = plan.MIN_BLOCKS.get((config, bits), 1)
-    key = (config, bits, mode, dev, minb)
+    stage = bool(stage) and plan.stage_words(config) > 0
+    key = (config, bits, mode, dev, minb, stage)
     hit = _FUNCTIONS.get(key)
     if hit is None:
         from ..kernels import module
 
         tj, tk, p, q = config
         arith = "S16x2" if bits == 16 else "I32"
-        expr = f"triplet_score<{arith}, {tj}, {tk}, {p}, {q}, {mode}>"
+        expr = f"triplet_score<{arith}, {tj}, {tk}, {p}, {q}, {mode}, {'true' if stage else 'false'}>"
         fn = module(_KERNEL, (expr,), (f"-DTRIMSA_MIN_BLOCKS={minb}",), dev).get_function(expr)
         attrs = cupy.cuda.Device(dev).attributes
-        smem = 4 * _BLOCK * plan.stage_words(config)
+        smem = 4 * _BLOCK * plan.stage_words(config) if stage else 0
         if smem:
             fn.max_dynamic_shared_size_bytes = smem
         regs = -(-max(int(fn.num_regs), 1) // 8) * 8
@@ -416,7 +424,11 @@ def _prepare(ln, dev, idx, lens, mode, m, gap, res, split, budget):
                 sp = None   # column jobs must all be resident with their buffers: stream instead
             else:
                 config, words, nlmax, kwidth = plan.SPLIT, swords, snl, skw
-    fn, resident = _function(config, ln.bits, mode)
+    # the staged setup pays where regions have few layers (measured: +2..10% at L = 16..64,
+    # up to 6% slower at L >= 128; eval/results/kernels-H100-2026-11-22-stage-branch.md)
+    layers = int(lens[items[items >= 0], 0].max()) + (1 if mode == 0 else 0)
+    stage = sp is None and layers <= STAGE_LAYERS
+    fn, resident = _function(config, ln.bits, mode, stage=stage)
     _, _, p, q = config
     per_block = (32 // (p * q)) * (_BLOCK // 32)
     tail = None
@@ -438,5 +450,5 @@ def _prepare(ln, dev, idx, lens, mode, m, gap, res, split, budget):
     sizes = (np.int64(words), np.int32(nlmax), np.int32(kwidth))
     info = dict(shape=config, bits=ln.bits, items=int(nitems), blocks=int(blocks),
                 regs=int(fn.num_regs), local_bytes=int(fn.local_size_bytes),
-                scratch_words=int(words), split=sp is not None)
+                scratch_words=int(words), split=sp is not None, stage=bool(stage))
     return _Call(fn, blocks, head, sizes, tail, scratch, kwords, nflags, info)
