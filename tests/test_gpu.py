@@ -350,6 +350,16 @@ def test_16_bit_rule_exact_when_it_fits(seed):
         assert _global_sweep(a, b, c, ext, sc.gap, rows, cols, _wrap16) == exact
 
 
+def _shifted_cell(prev, cur, j, k, x, za, yb, zc, wrap):
+    """The kernel's update of one inner cell of ``H'``, operation by operation (in its order)."""
+    xab, xac, xbc = x[za, yb], x[za, zc], x[yb, zc]
+    m = max(wrap(wrap(prev[j - 1][k - 1] + xbc) + wrap(xab + xac)), prev[j][k])
+    m = max(wrap(prev[j - 1][k] + xab), m)
+    m = max(wrap(prev[j][k - 1] + xac), m)
+    m = max(wrap(cur[j - 1][k - 1] + xbc), m)
+    return max(m, cur[j - 1][k], cur[j][k - 1])
+
+
 def _global_sweep_shifted(a, b, c, ext, gap, rows, cols, wrap):
     """The global kernel's sweep of ``H' = H - 2*gap*(i+j+k)``, operation by operation.
 
@@ -376,12 +386,7 @@ def _global_sweep_shifted(a, b, c, ext, gap, rows, cols, wrap):
                 elif k == 0:
                     cur[j][0] = max(wrap(prev[j - 1][0] + x[z, rb[j - 1]]), prev[j][0], cur[j - 1][0])
                 else:
-                    xab, xac, xbc = x[z, rb[j - 1]], x[z, rc[k - 1]], x[rb[j - 1], rc[k - 1]]
-                    m = max(wrap(wrap(prev[j - 1][k - 1] + xbc) + wrap(xab + xac)), prev[j][k])
-                    m = max(wrap(prev[j - 1][k] + xab), m)
-                    m = max(wrap(prev[j][k - 1] + xac), m)
-                    m = max(wrap(cur[j - 1][k - 1] + xbc), m)
-                    cur[j][k] = max(m, cur[j - 1][k], cur[j][k - 1])
+                    cur[j][k] = _shifted_cell(prev, cur, j, k, x, z, rb[j - 1], rc[k - 1], wrap)
         prev = cur
     return prev[lb][lc] + 2 * gap * (la + lb + lc)
 
@@ -463,12 +468,7 @@ def _semiglobal_sweep_shifted(a, b, c, ext, gap, rows, cols, wrap, tile=8):
                 if j == 0 or k == 0:
                     cur[j][k] = -w * (i + j + k)
                     continue
-                xab, xac, xbc = x[z, rb[j - 1]], x[z, rc[k - 1]], x[rb[j - 1], rc[k - 1]]
-                m = max(wrap(wrap(prev[j - 1][k - 1] + xbc) + wrap(xab + xac)), prev[j][k])
-                m = max(wrap(prev[j - 1][k] + xab), m)
-                m = max(wrap(prev[j][k - 1] + xac), m)
-                m = max(wrap(cur[j - 1][k - 1] + xbc), m)
-                cur[j][k] = max(m, cur[j - 1][k], cur[j][k - 1])
+                cur[j][k] = _shifted_cell(prev, cur, j, k, x, z, rb[j - 1], rc[k - 1], wrap)
         best = max(best, fold(cur[lb][1:], i + lb), fold([cur[j][lc] for j in range(1, rows + 1)], i + lc))
         if i == la:
             for j in range(1, rows + 1):
