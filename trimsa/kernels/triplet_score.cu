@@ -156,8 +156,12 @@ triplet_score(const unsigned char* __restrict__ codes,
     };
     load_item();
 
+    // the residue of A at layer ii, or the padding code: read without a branch (the
+    // offset is clamped at 0, and the tail after the codes covers a 16-bit pair's
+    // shorter triplet, which reads up to the longer one's length past its end)
     auto acode = [&](int h, int ii) -> int {
-        return (ii >= 1 && ii <= la[h]) ? (int)__ldg(codes + offA[h] + ii - 1) : PAD;
+        const int v = __ldg(codes + max(offA[h] + ii - 1, 0));
+        return (ii >= 1 && ii <= la[h]) ? v : PAD;
     };
     int anext[NH];
 #pragma unroll
