@@ -161,9 +161,10 @@ triplet_score(const unsigned char* __restrict__ codes,
     // covers a 16-bit pair's shorter triplet, which reads up to the longer one's
     // length past its end): measured 3-13% faster for them at L >= 128, but 1-2%
     // slower for global and 9% for one 1024^3 triplet, which keep the guarded load
-    // (eval/results/kernels-H100-2026-11-22-acode.md)
+    // (eval/results/kernels-H100-2026-11-22-acode.md), as do the staged kernels
+    // (short items; branch-free, 16-bit semiglobal spilled 8 bytes there and lost 3-4%)
     auto acode = [&](int h, int ii) -> int {
-        if (MODE == 0) return (ii >= 1 && ii <= la[h]) ? (int)__ldg(codes + offA[h] + ii - 1) : PAD;
+        if (MODE == 0 || STAGE) return (ii >= 1 && ii <= la[h]) ? (int)__ldg(codes + offA[h] + ii - 1) : PAD;
         const int v = __ldg(codes + max(offA[h] + ii - 1, 0));
         return (ii >= 1 && ii <= la[h]) ? v : PAD;
     };
