@@ -17,11 +17,13 @@
 // per-group scratch buffer in global memory (double-buffered by region
 // parity), written and read by the same warp with __syncwarp in between.
 //
-// Grid coordinates: row u = j - 1, column v = k - 1. The faces j = 0 and
-// k = 0 are the halos of the first region row / column: zero in semiglobal
-// and local mode; in global mode the threads on those edges compute them
-// (they are 2-D alignments of A with C and of A with B) one layer at a time,
-// beside their tiles, and the layer before the first is NEG. Cells past a triplet's
+// Grid coordinates: row u = j - 1, column v = k - 1. Global and semiglobal
+// sweep H' = H - 2*gap*(i + j + k) (see the tile), local sweeps H. The faces
+// j = 0 and k = 0 are the halos of the first region row / column: zero in
+// local mode, -2*gap*(i + j + k) in semiglobal mode (zero in H); in global mode
+// the threads on those edges compute them (they are 2-D alignments of A with C
+// and of A with B) one layer at a time, beside their tiles, and the layer
+// before the first is NEG. Cells past a triplet's
 // end hold a padding residue whose substitution score is min(gap, 0): with
 // gap <= 0 such cells never exceed a real cell (docs/gpu.md), so local mode
 // folds every cell unmasked and semiglobal folds whole rows / columns / layers
