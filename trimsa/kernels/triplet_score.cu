@@ -486,13 +486,14 @@ triplet_score(const unsigned char* __restrict__ codes,
                         m = A::addmax(dg_c, sbc2g[r][c], m);
                         Hn[r][c] = A::max3(m, up_c, lf_c);
                     } else {
+                        // local: H itself, floored at 0
                         const T s3 = A::add(sbc2g[r][c], A::add(sab2g[r], sacm[c]));   // sab + sac + sbc
                         T m = A::add(dg_p, s3);
                         m = A::addmax(up_p, sab2g[r], m);
                         m = A::addmax(lf_p, sac2g[c], m);
                         m = A::addmax(dg_c, sbc2g[r][c], m);
                         const T y = A::max3(Hp[r][c], up_c, lf_c);
-                        Hn[r][c] = (MODE == 2) ? A::addmax_relu(y, g2, m) : A::addmax(y, g2, m);
+                        Hn[r][c] = A::addmax_relu(y, g2, m);
                     }
                 }
             }
