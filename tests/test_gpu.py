@@ -354,9 +354,10 @@ def test_16_bit_rule_exact_when_it_fits(seed):
 def _shifted_cell(prev, cur, j, k, x, za, yb, zc, wrap):
     """The kernel's update of one inner cell of ``H'``, operation by operation (in its order)."""
     xab, xac, xbc = x[za, yb], x[za, zc], x[yb, zc]
-    m = max(wrap(wrap(prev[j - 1][k - 1] + xbc) + wrap(xab + xac)), prev[j][k])
-    m = max(wrap(prev[j - 1][k] + xab), m)
-    m = max(wrap(prev[j][k - 1] + xac), m)
+    d = wrap(prev[j - 1][k - 1] + xbc)
+    lf = max(wrap(prev[j][k - 1] + xac), prev[j][k])
+    m = max(wrap(d + xac), prev[j - 1][k])
+    m = max(wrap(m + xab), lf)
     m = max(wrap(cur[j - 1][k - 1] + xbc), m)
     return max(m, cur[j - 1][k], cur[j][k - 1])
 
@@ -365,7 +366,7 @@ def _global_sweep_shifted(a, b, c, ext, gap, rows, cols, wrap):
     """The global kernel's sweep of ``H' = H - 2*gap*(i+j+k)``, operation by operation.
 
     The same padded plane as :func:`_global_sweep`; every addition goes
-    through ``wrap``, in the kernel's order (``d = H' + x_bc`` before ``d + x_ab + x_ac``).
+    through ``wrap``, in the kernel's order (``H' + x_bc``, then ``+ x_ac``, then ``+ x_ab``).
     Returns ``H(la, lb, lc)``.
     """
     neg = plan.neg_sentinel(plan.global_bound(ext[:-1, :-1], gap), 16)
@@ -408,6 +409,20 @@ def test_global_bound_covers_every_shifted_column(sc):
                 assert abs(x[p_, q_] + x[p_, r_]) <= mc
 
 
+@pytest.mark.parametrize("sc", [Scoring.dna(), Scoring.dna(5, -4, -7), Scoring.dna(40, -30, -50),
+                                Scoring.dna(1, -9, -1)])
+def test_local_bound_covers_the_partial_sums(sc):
+    # brute force: MI = M bounds every column score; MC also bounds x_bc + x_ac - 6g
+    mi, mc = plan.bound(sc.table, sc.gap, 2)
+    assert mi == plan.column_bound(sc.table, sc.gap) <= mc
+    x = plan.extended_tables(sc.table, sc.gap)[0].astype(np.int64) + 2 * sc.gap
+    k = x.shape[0]
+    for a_ in range(k):
+        for b_ in range(k):
+            for c_ in range(k):
+                assert abs(x[b_, c_] + x[a_, c_] - 6 * sc.gap) <= mc
+
+
 @settings(max_examples=25, deadline=None)
 @given(st.integers(0, 2**31 - 1))
 def test_shifted_global_sweep_is_exact_and_16_bit_exact_when_it_fits(seed):
@@ -432,13 +447,19 @@ def test_shifted_16_bit_rule_rejects_a_real_overflow():
     assert not plan.fits(14, 13, 13, plan.bound(sc.table, sc.gap, 0))
 
 
-def _semiglobal_sweep_shifted(a, b, c, ext, gap, rows, cols, wrap, tile=8):
+def _semiglobal_sweep_shifted(a, b, c, ext, gap, rows, cols, wrap, tile=8, layers=None):
     """The semiglobal kernel's sweep of ``H'`` and its Horner folds, operation by operation.
 
-    ``a`` is swept layer by layer over a padded ``rows x cols`` plane of ``b`` x ``c``;
-    the far row ``j = len(b)``, column ``k = len(c)`` and the last layer are folded
-    in segments of ``tile`` cells (padding included) as the kernel does:
-    ``t = max(t + 2g, H'[x])`` from the segment's end, then ``t + 2g * (...)``.
+    ``ext`` is the semiglobal table (:func:`plan.extended_tables` with mode 1,
+    whose padding residue adds 0 to ``H'``). ``a`` is swept layer by layer over
+    a padded ``rows x cols`` plane of ``b`` x ``c`` (and ``layers - len(a)``
+    padding layers, as the shorter triplet of a 16-bit pair sees them); the
+    zero faces past a sequence's end repeat its last value. As in the kernel,
+    only the plane's last row and column are folded (they hold the far faces
+    j = len(b) and k = len(c)), in segments of ``tile`` cells from the
+    segment's end, ``t = max(t + 2g, H'[x])``, then ``t + 2g * (...)`` with
+    the face's own index; the layer ``len(a)`` is folded row by row, and
+    layers past it are not folded.
     """
     w = 2 * gap
     x = ext.astype(np.int64) - w
@@ -446,7 +467,8 @@ def _semiglobal_sweep_shifted(a, b, c, ext, gap, rows, cols, wrap, tile=8):
     la, lb, lc = len(a), len(b), len(c)
     rb = list(b) + [pad] * (rows - lb)
     rc = list(c) + [pad] * (cols - lc)
-    prev = [[-w * (j + k) for k in range(cols + 1)] for j in range(rows + 1)]
+    ra = list(a) + [pad] * ((layers or la) - la)
+    prev = [[-w * (min(j, lb) + min(k, lc)) for k in range(cols + 1)] for j in range(rows + 1)]
     best = 0
 
     def fold(vals, idx0):
@@ -461,16 +483,16 @@ def _semiglobal_sweep_shifted(a, b, c, ext, gap, rows, cols, wrap, tile=8):
             out = v if out is None else max(out, v)
         return out
 
-    for i in range(1, la + 1):
-        z = a[i - 1]
+    for i, z in enumerate(ra, start=1):
         cur = [[0] * (cols + 1) for _ in range(rows + 1)]
         for j in range(rows + 1):
             for k in range(cols + 1):
                 if j == 0 or k == 0:
-                    cur[j][k] = -w * (i + j + k)
+                    cur[j][k] = -w * (i + min(j, lb) + min(k, lc))
                     continue
                 cur[j][k] = _shifted_cell(prev, cur, j, k, x, z, rb[j - 1], rc[k - 1], wrap)
-        best = max(best, fold(cur[lb][1:], i + lb), fold([cur[j][lc] for j in range(1, rows + 1)], i + lc))
+        if i <= la:
+            best = max(best, fold(cur[rows][1:], i + lb), fold([cur[j][cols] for j in range(1, rows + 1)], i + lc))
         if i == la:
             for j in range(1, rows + 1):
                 best = max(best, fold(cur[j][1:], i + j))
@@ -483,24 +505,88 @@ def _semiglobal_sweep_shifted(a, b, c, ext, gap, rows, cols, wrap, tile=8):
 def test_shifted_semiglobal_sweep_is_exact_and_16_bit_exact_when_it_fits(seed):
     rng = np.random.default_rng(seed)
     sc = Scoring.dna(int(rng.integers(1, 500)), -int(rng.integers(0, 400)), -int(rng.integers(0, 400)))
-    ext = plan.extended_tables(sc.table, sc.gap)[0]
+    ext = plan.extended_tables(sc.table, sc.gap, 1)[0]
     # A is the longest (the kernel's layers), so the padding stays in the plane
     b, c = (list(rng.integers(0, 4, size=int(rng.integers(1, 6)))) for _ in range(2))
     a = list(rng.integers(0, 4, size=int(rng.integers(max(len(b), len(c)), 7))))
     rows, cols = len(b) + int(rng.integers(0, 10)), len(c) + int(rng.integers(0, 10))
+    layers = len(a) + int(rng.integers(0, 3))
     # the CPU engine is the reference
     seqs = SimpleNamespace(codes=np.array(a + b + c, dtype=np.uint8),
                            offsets=np.array([0, len(a), len(a) + len(b), len(a + b + c)], dtype=np.int64))
     exact = cpu_scores(seqs, np.array([[0, 1, 2]]), 1, sc)
-    # the shift and the Horner folds are exact in unbounded integers, padding included
-    assert _semiglobal_sweep_shifted(a, b, c, ext, sc.gap, rows, cols, lambda v: v) == exact[0]
-    if plan.fits(len(a), rows, cols, plan.bound(sc.table, sc.gap, 1)):
-        assert _semiglobal_sweep_shifted(a, b, c, ext, sc.gap, rows, cols, _wrap16) == exact[0]
+    # the shift, the transparent padding and the Horner folds are exact in unbounded integers
+    assert _semiglobal_sweep_shifted(a, b, c, ext, sc.gap, rows, cols, lambda v: v, layers=layers) == exact[0]
+    if plan.fits(layers, rows, cols, plan.bound(sc.table, sc.gap, 1)):
+        assert _semiglobal_sweep_shifted(a, b, c, ext, sc.gap, rows, cols, _wrap16, layers=layers) == exact[0]
+
+
+def test_semiglobal_padding_needs_its_own_score():
+    # with the padding scoring min(gap, 0), as in the other modes, the last row of a padded
+    # plane would not hold the far face: this case then scores above the CPU engine
+    sc = Scoring.dna(1, -1, -2)
+    a, b, c = [3, 0, 1, 3, 1], [3, 3], [0]
+    seqs = SimpleNamespace(codes=np.array(a + b + c, dtype=np.uint8),
+                           offsets=np.array([0, len(a), len(a) + len(b), len(a + b + c)], dtype=np.int64))
+    exact = cpu_scores(seqs, np.array([[0, 1, 2]]), 1, sc)[0]
+    good = plan.extended_tables(sc.table, sc.gap, 1)[0]
+    bad = plan.extended_tables(sc.table, sc.gap, 0)[0]
+    assert _semiglobal_sweep_shifted(a, b, c, good, sc.gap, 5, 4, lambda v: v) == exact
+    assert _semiglobal_sweep_shifted(a, b, c, bad, sc.gap, 5, 4, lambda v: v) > exact
+
+
+def _local_sweep(a, b, c, ext, gap, rows, cols, wrap):
+    """The local kernel's sweep of ``H`` (zero faces, floor 0), operation by operation.
+
+    ``a`` is swept layer by layer over a padded ``rows x cols`` plane; every
+    addition goes through ``wrap`` in the kernel's order (``H + x_bc``, then
+    ``+ (x_ac - 6g)``, then ``+ x_ab``, with ``x = sub + 2g``); the best cell of
+    the whole padded sweep is the score, as the kernel folds it.
+    """
+    w = 2 * gap
+    x = ext.astype(np.int64) + w
+    pad = ext.shape[0] - 1
+    rb = list(b) + [pad] * (rows - len(b))
+    rc = list(c) + [pad] * (cols - len(c))
+    prev = [[0] * (cols + 1) for _ in range(rows + 1)]
+    best = 0
+    for z in a:
+        cur = [[0] * (cols + 1) for _ in range(rows + 1)]
+        for j in range(1, rows + 1):
+            for k in range(1, cols + 1):
+                xab, xac, xbc = x[z, rb[j - 1]], x[z, rc[k - 1]], x[rb[j - 1], rc[k - 1]]
+                d = wrap(prev[j - 1][k - 1] + xbc)
+                m = max(wrap(d + wrap(xac - 3 * w)), prev[j - 1][k])
+                m = max(wrap(m + xab), 0)
+                m = max(wrap(prev[j][k - 1] + xac), m)
+                m = max(wrap(cur[j - 1][k - 1] + xbc), m)
+                cur[j][k] = max(wrap(max(prev[j][k], cur[j - 1][k], cur[j][k - 1]) + w), m)
+                best = max(best, cur[j][k])
+        prev = cur
+    return best
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**31 - 1))
+def test_local_sweep_is_exact_and_16_bit_exact_when_it_fits(seed):
+    rng = np.random.default_rng(seed)
+    sc = Scoring.dna(int(rng.integers(1, 500)), -int(rng.integers(0, 400)), -int(rng.integers(0, 400)))
+    ext = plan.extended_tables(sc.table, sc.gap)[0]
+    b, c = (list(rng.integers(0, 4, size=int(rng.integers(1, 6)))) for _ in range(2))
+    a = list(rng.integers(0, 4, size=int(rng.integers(max(len(b), len(c)), 7))))
+    rows, cols = len(b) + int(rng.integers(0, 10)), len(c) + int(rng.integers(0, 10))
+    seqs = SimpleNamespace(codes=np.array(a + b + c, dtype=np.uint8),
+                           offsets=np.array([0, len(a), len(a) + len(b), len(a + b + c)], dtype=np.int64))
+    exact = cpu_scores(seqs, np.array([[0, 1, 2]]), 2, sc)
+    # the operation order and the unmasked padding are exact in unbounded integers
+    assert _local_sweep(a, b, c, ext, sc.gap, rows, cols, lambda v: v) == exact[0]
+    if plan.fits(len(a), rows, cols, plan.bound(sc.table, sc.gap, 2)):
+        assert _local_sweep(a, b, c, ext, sc.gap, rows, cols, _wrap16) == exact[0]
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.integers(0, 2**31 - 1), st.sampled_from([0, 1]))
-def test_shifted_sweeps_exact_at_the_edge_of_the_16_bit_rule(seed, mode):
+@given(st.integers(0, 2**31 - 1), st.sampled_from([0, 1, 2]))
+def test_sweeps_exact_at_the_edge_of_the_16_bit_rule(seed, mode):
     # scores scaled to the largest factor the rule accepts, so that values come close to
     # the 16-bit range: a rule that allowed more would be caught wrapping here
     rng = np.random.default_rng(seed)
@@ -508,7 +594,8 @@ def test_shifted_sweeps_exact_at_the_edge_of_the_16_bit_rule(seed, mode):
     b, c = (list(rng.integers(0, 4, size=int(rng.integers(1, 6)))) for _ in range(2))
     a = list(rng.integers(0, 4, size=int(rng.integers(max(len(b), len(c)), 8))))
     rows, cols = len(b) + int(rng.integers(0, 10)), len(c) + int(rng.integers(0, 10))
-    nl = len(a) + (1 if mode == 0 else 0)
+    # global sweeps one layer more; semiglobal sees a 16-bit pair's padding layers too
+    nl = len(a) + (1 if mode == 0 else int(rng.integers(0, 3)) if mode == 1 else 0)
     mi, mc = plan.bound(Scoring.dna(*base).table, base[2], mode)
     f = 32767 // ((nl + rows + cols) * mi + 2 * mc)
     sc = Scoring.dna(*(f * x for x in base))
@@ -517,9 +604,13 @@ def test_shifted_sweeps_exact_at_the_edge_of_the_16_bit_rule(seed, mode):
     if mode == 0:
         exact = _global_sweep(a, b, c, ext, sc.gap, len(b), len(c), lambda v: v)
         assert _global_sweep_shifted(a, b, c, ext, sc.gap, rows, cols, _wrap16) == exact
-    else:
+    elif mode == 1:
+        ext = plan.extended_tables(sc.table, sc.gap, 1)[0]
         exact = _semiglobal_sweep_shifted(a, b, c, ext, sc.gap, len(b), len(c), lambda v: v)
-        assert _semiglobal_sweep_shifted(a, b, c, ext, sc.gap, rows, cols, _wrap16) == exact
+        assert _semiglobal_sweep_shifted(a, b, c, ext, sc.gap, rows, cols, _wrap16, layers=nl) == exact
+    else:
+        exact = _local_sweep(a, b, c, ext, sc.gap, len(b), len(c), lambda v: v)
+        assert _local_sweep(a, b, c, ext, sc.gap, rows, cols, _wrap16) == exact
 
 
 def test_16_bit_rule_rejects_a_real_overflow():

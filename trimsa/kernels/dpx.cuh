@@ -19,6 +19,8 @@
 struct I32 {
     typedef int T;
     static constexpr int NH = 1;
+    // the largest and smallest value of a lane, as ints for pack()
+    static constexpr int TOP = 0x7fffffff, BOTTOM = (int)0x80000000;
     __device__ __forceinline__ static T add(T a, T b) { return a + b; }
     // max(a + b, c)
     __device__ __forceinline__ static T addmax(T a, T b, T c) {
@@ -28,12 +30,12 @@ struct I32 {
         return ::max(a + b, c);
 #endif
     }
-    // max(a + b, c, 0)
-    __device__ __forceinline__ static T addmax_relu(T a, T b, T c) {
+    // min(a + b, c)
+    __device__ __forceinline__ static T addmin(T a, T b, T c) {
 #if TRIMSA_DPX
-        return __viaddmax_s32_relu(a, b, c);
+        return __viaddmin_s32(a, b, c);
 #else
-        return ::max(::max(a + b, c), 0);
+        return ::min(a + b, c);
 #endif
     }
     __device__ __forceinline__ static T max3(T a, T b, T c) {
@@ -56,6 +58,7 @@ struct I32 {
 struct S16x2 {
     typedef unsigned int T;
     static constexpr int NH = 2;
+    static constexpr int TOP = 0x7fff, BOTTOM = -0x8000;
     __device__ __forceinline__ static T add(T a, T b) { return __vadd2(a, b); }
     __device__ __forceinline__ static T addmax(T a, T b, T c) {
 #if TRIMSA_DPX
@@ -64,11 +67,11 @@ struct S16x2 {
         return __vmaxs2(__vadd2(a, b), c);
 #endif
     }
-    __device__ __forceinline__ static T addmax_relu(T a, T b, T c) {
+    __device__ __forceinline__ static T addmin(T a, T b, T c) {
 #if TRIMSA_DPX
-        return __viaddmax_s16x2_relu(a, b, c);
+        return __viaddmin_s16x2(a, b, c);
 #else
-        return __vmaxs2(__vmaxs2(__vadd2(a, b), c), 0u);
+        return __vmins2(__vadd2(a, b), c);
 #endif
     }
     __device__ __forceinline__ static T max3(T a, T b, T c) {

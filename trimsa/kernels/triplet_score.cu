@@ -113,6 +113,7 @@ triplet_score(const unsigned char* __restrict__ codes,
     const T mg6 = A::splat(-6 * gap);
     const T mg2 = A::splat(-2 * gap);
     const T init = A::splat(MODE == 0 ? neg : 0);
+    const T zero = A::splat(0);
 
     // ---- stream state -------------------------------------------------
     const bool split = colmap != nullptr;
@@ -178,7 +179,9 @@ triplet_score(const unsigned char* __restrict__ codes,
     // 4 x the residue of half h in byte h; bres also the residue itself in byte 2 + h
     unsigned bres[TJ], cres[TK];
     T sbc2g[TJ][TK];               // x[b][c]: sub + XOFF of the tile's B and C residues
-    int rr[NH], cc[NH];           // row / column of the tile on the read faces, or -1
+    int rr[NH], cc[NH];           // global: row / column of the tile's cell read, or -2
+    T frow, fcol, flay;           // semiglobal: constants of the far-face folds
+    T k0v_s, capk_s, j1v_s, capj_s;   // semiglobal: constants of the zero faces
 
     // The tile's residues: one base pointer per sequence (oB / oC: the tile's
     // first row / column), read unconditionally (the launcher leaves a tail
@@ -229,24 +232,34 @@ triplet_score(const unsigned char* __restrict__ codes,
     // ---- layer state ---------------------------------------------------
     T Hp[TJ][TK], Tp[TK + 1], Lp[TJ];
     // the layer before a region's first: NEG (global), the zero face i = 0
-    // (local), or that face shifted, H'(0, j, k) = -2*gap*(j + k) (semiglobal;
-    // uk = u0 + k0, the tile's first row and column: cell (r, c) is j = u0 + r + 1,
-    // k = k0 + c + 1, and the halo row / column are j = u0 / k = k0)
-    auto reset_layer = [&](int uk) {
+    // (local), or that face shifted (semiglobal): H'(0, j, k) = -2*gap*(j' + k')
+    // with j' = min(j, lb) and k' = min(k, lc) per half, so that the padding
+    // adds nothing to H' (see the far-face folds). The tile's cell (r, c) is
+    // j = u0 + r + 1, k = k0 + c + 1; its halo row / column are j = u0 / k = k0.
+    auto reset_layer = [&](int u0, int k0) {
         if (MODE == 1) {
-            T mult[TJ + TK + 1];   // n * (-2*gap)
-            mult[0] = A::splat(0);
+            T rowv[TJ + 1], colv[TK + 1];   // -2*gap*j' of j = u0 + n, -2*gap*k' of k = k0 + n
+            int v0[NH], v1[NH], cj[NH], ck[NH];
 #pragma unroll
-            for (int n = 1; n <= TJ + TK; ++n) mult[n] = A::add(mult[n - 1], mg2);
-            const T base = A::splat(-2 * gap * uk);
+            for (int h = 0; h < NH; ++h) {
+                v0[h] = -2 * gap * min(u0, lb[h]); cj[h] = -2 * gap * lb[h];
+                v1[h] = -2 * gap * min(k0, lc[h]); ck[h] = -2 * gap * lc[h];
+            }
+            const T capj = A::pack(cj), capk = A::pack(ck);
+            rowv[0] = A::pack(v0);
+            colv[0] = A::pack(v1);
+#pragma unroll
+            for (int n = 1; n <= TJ; ++n) rowv[n] = A::addmin(rowv[n - 1], mg2, capj);
+#pragma unroll
+            for (int n = 1; n <= TK; ++n) colv[n] = A::addmin(colv[n - 1], mg2, capk);
 #pragma unroll
             for (int r = 0; r < TJ; ++r) {
-                Lp[r] = A::add(base, mult[r + 1]);
+                Lp[r] = A::add(rowv[r + 1], colv[0]);
 #pragma unroll
-                for (int c = 0; c < TK; ++c) Hp[r][c] = A::add(base, mult[r + c + 2]);
+                for (int c = 0; c < TK; ++c) Hp[r][c] = A::add(rowv[r + 1], colv[c + 1]);
             }
 #pragma unroll
-            for (int c = 0; c <= TK; ++c) Tp[c] = A::add(base, mult[c]);
+            for (int c = 0; c <= TK; ++c) Tp[c] = A::add(rowv[0], colv[c]);
             return;
         }
 #pragma unroll
@@ -258,7 +271,7 @@ triplet_score(const unsigned char* __restrict__ codes,
 #pragma unroll
         for (int c = 0; c <= TK; ++c) Tp[c] = init;
     };
-    reset_layer(0);
+    reset_layer(0, 0);
 
     const int delay = p + q;
     int step = 0;
@@ -348,34 +361,44 @@ triplet_score(const unsigned char* __restrict__ codes,
                         for (int c = 0; c < TK; ++c) sbc2g[r][c] = bc_score(bres[r], cres[c]);
                 }
 #pragma unroll
-                for (int h = 0; h < NH; ++h) {
+                for (int h = 0; h < NH && MODE == 0; ++h) {
                     // the cell read: row / column -1 is the edge face (global, empty B or C)
                     int rl = lb[h] - 1 - u0, cl = lc[h] - 1 - k0;
                     bool row_ok = (rl >= 0 && rl < TJ) || (rl == -1 && p == 0 && J == 0);
                     bool col_ok = (cl >= 0 && cl < TK) || (cl == -1 && q == 0 && Kr == 0);
-                    if (MODE == 0) {
-                        rr[h] = (row_ok && col_ok) ? rl : -2;
-                        cc[h] = cl;
-                    } else {
-                        rr[h] = (rl >= 0 && rl < TJ) ? rl : -1;
-                        cc[h] = (cl >= 0 && cl < TK) ? cl : -1;
+                    rr[h] = (row_ok && col_ok) ? rl : -2;
+                    cc[h] = cl;
+                }
+                if (MODE == 1) {
+                    // constants of the zero faces j = 0 / k = 0 (but for -2g * i) and of the
+                    // far-face folds (but for 2g * i)
+                    int vr[NH], vc[NH], vl[NH], k0v[NH], ck[NH], j1v[NH], cj[NH];
+#pragma unroll
+                    for (int h = 0; h < NH; ++h) {
+                        vr[h] = 2 * gap * (lb[h] + k0 + 1);
+                        vc[h] = 2 * gap * (u0 + 1 + lc[h]);
+                        vl[h] = 2 * gap * (la[h] + u0 + k0 + 2);
+                        k0v[h] = -2 * gap * min(k0, lc[h]); ck[h] = -2 * gap * lc[h];
+                        j1v[h] = -2 * gap * min(u0 + 1, lb[h]); cj[h] = -2 * gap * lb[h];
                     }
+                    frow = A::pack(vr); fcol = A::pack(vc); flay = A::pack(vl);
+                    k0v_s = A::pack(k0v); capk_s = A::pack(ck);
+                    j1v_s = A::pack(j1v); capj_s = A::pack(cj);
                 }
                 best = A::splat(0);
                 ready = 0;
-                reset_layer(u0 + k0);
+                reset_layer(u0, k0);
             }
             // -- halos at the region's edges: face buffers, or the faces j = 0 / k = 0 --
             if (p == 0) {
                 if (J == 0) {
                     if (MODE == 1) {
-                        // the zero face j = 0, shifted: H'(i, 0, k0 + c) = -2*gap*(i + k0 + c)
-                        T f = A::splat(-2 * gap * (i + k0));
+                        // the zero face j = 0, shifted: H'(i, 0, k) = -2*gap*(i + min(k, lc))
+                        const T fi = A::splat(-2 * gap * i);
+                        const T cap = A::add(fi, capk_s);
+                        Tc[0] = A::add(fi, k0v_s);
 #pragma unroll
-                        for (int c = 0; c <= TK; ++c) {
-                            Tc[c] = f;
-                            f = A::add(f, mg2);
-                        }
+                        for (int c = 0; c < TK; ++c) Tc[c + 1] = A::addmin(Tc[c], mg2, cap);
                     } else {
                         // zero faces; in global mode the row is computed below from its corner
 #pragma unroll
@@ -392,13 +415,12 @@ triplet_score(const unsigned char* __restrict__ codes,
             if (q == 0) {
                 if (Kr == 0) {
                     if (MODE == 1) {
-                        // the zero face k = 0, shifted: H'(i, u0 + r + 1, 0) = -2*gap*(i + u0 + r + 1)
-                        T f = A::splat(-2 * gap * (i + u0 + 1));
+                        // the zero face k = 0, shifted: H'(i, j, 0) = -2*gap*(i + min(j, lb))
+                        const T fi = A::splat(-2 * gap * i);
+                        const T cap = A::add(fi, capj_s);
+                        Lc[0] = A::add(fi, j1v_s);
 #pragma unroll
-                        for (int r = 0; r < TJ; ++r) {
-                            Lc[r] = f;
-                            f = A::add(f, mg2);
-                        }
+                        for (int r = 1; r < TJ; ++r) Lc[r] = A::addmin(Lc[r - 1], mg2, cap);
                     } else {
 #pragma unroll
                         for (int r = 0; r < TJ; ++r) Lc[r] = A::splat(0);
@@ -480,20 +502,24 @@ triplet_score(const unsigned char* __restrict__ codes,
                         // H' = H - 2g(i+j+k): the single-residue moves add 0, so the
                         // terms of the previous layer come first and the two cells
                         // of this layer's wavefront last (one max3 per anti-diagonal)
-                        T m = A::addmax(A::add(dg_p, sbc2g[r][c]), A::add(sab2g[r], sac2g[c]), Hp[r][c]);
-                        m = A::addmax(up_p, sab2g[r], m);
-                        m = A::addmax(lf_p, sac2g[c], m);
+                        // 6 operations: x_ab factors out of the two moves that take the
+                        // residues of A and B, max(dg + x_bc + x_ac, up) + x_ab
+                        const T d = A::add(dg_p, sbc2g[r][c]);
+                        const T l = A::addmax(lf_p, sac2g[c], Hp[r][c]);
+                        T m = A::addmax(d, sac2g[c], up_p);
+                        m = A::addmax(m, sab2g[r], l);
                         m = A::addmax(dg_c, sbc2g[r][c], m);
                         Hn[r][c] = A::max3(m, up_c, lf_c);
                     } else {
-                        // local: H itself, floored at 0
-                        const T s3 = A::add(sbc2g[r][c], A::add(sab2g[r], sacm[c]));   // sab + sac + sbc
-                        T m = A::add(dg_p, s3);
-                        m = A::addmax(up_p, sab2g[r], m);
+                        // local: H itself, floored at 0; 7 operations, x_ab factored out
+                        // as above (sacm = x_ac - 6g, so d + sacm + x_ab = dg + s3)
+                        const T d = A::add(dg_p, sbc2g[r][c]);
+                        T m = A::addmax(d, sacm[c], up_p);
+                        m = A::addmax(m, sab2g[r], zero);
                         m = A::addmax(lf_p, sac2g[c], m);
                         m = A::addmax(dg_c, sbc2g[r][c], m);
                         const T y = A::max3(Hp[r][c], up_c, lf_c);
-                        Hn[r][c] = A::addmax_relu(y, g2, m);
+                        Hn[r][c] = A::addmax(y, g2, m);
                     }
                 }
             }
@@ -532,68 +558,52 @@ triplet_score(const unsigned char* __restrict__ codes,
                     }
                 }
             } else if (MODE == 1) {
-                // the far faces j = lb, k = lc (and i = la at the last layer). Padding
-                // cells of the same row / column / layer score no more than the best
-                // real cell of the face (gap <= 0, docs/gpu.md), so only the other
-                // half of a 16-bit pair is masked off: one constant mask per half.
-                // The tile holds H' = H - 2g(i+j+k); along a row the correction grows
-                // by 2g per column, so max_c H is one Horner sweep from the right,
-                // t = max(t + 2g, H'[c]) = max_c (H'[c] + 2g c) (one add-and-max per
-                // cell), plus one constant (cell (r, c) is j = u0 + r + 1, k = k0 + c + 1):
-                //   row R:      max_c H = t + 2g (i + u0 + k0 + R + 2)
-                //   column C:   max_r H = t + 2g (i + u0 + k0 + C + 2)
-                //   the layer:  a Horner sweep over the rows' t, + 2g (i + u0 + k0 + 2)
-                const int w = 2 * gap, ijk = i + u0 + k0;
+                // The far faces j = lb, k = lc and i = la. The semiglobal table
+                // scores the padding residue 2*gap against anything, and the zero
+                // faces past a sequence's end repeat its last value (reset_layer,
+                // the faces j = 0 / k = 0), so a padding residue adds exactly 0 to
+                // H' wherever it stands: H'(i, j, k) = H'(i, min(j, lb), min(k, lc))
+                // for i <= la (docs/gpu.md). The last row and column of the padded
+                // plane hold the far faces of both triplets of a 16-bit pair, and
+                // only they are read: a fixed row / column of the tile, no switch.
+                // Layers past a shorter triplet's own la are masked off. The tile
+                // holds H' = H - 2g(i+j+k); along a row the correction grows by 2g
+                // per column, so max_c H is one Horner sweep from the right,
+                // t = max(t + 2g, H'[c]) = max_c (H'[c] + 2g c), plus one constant
+                // (cell (r, c) is k = k0 + c + 1, and the face's own j = lb,
+                // k = lc or i = la goes into it, per half: frow, fcol, flay).
+                int kv[NH], kl[NH];
+                bool last = false;
 #pragma unroll
                 for (int h = 0; h < NH; ++h) {
-                    if (i <= la[h]) {
-                        const T keep = A::mask(h, true);
-                        // row / column by a switch with constant indices (a run-time
-                        // index would put the tile in local memory)
-                        T v = A::splat(0);   // folding 0 changes nothing: best >= 0
-#define TRIMSA_ROW(R)                                                                   \
-    case R:                                                                             \
-        if (R < TJ) {                                                                   \
-            T t = Hn[R < TJ ? R : 0][TK - 1];                                           \
-            _Pragma("unroll") for (int c = TK - 2; c >= 0; --c)                         \
-                t = A::addmax(t, g2, Hn[R < TJ ? R : 0][c]);                            \
-            v = A::add(t, A::splat(w * (ijk + R + 2)));                                 \
-        }                                                                               \
-        break;
-#define TRIMSA_COL(C)                                                                   \
-    case C:                                                                             \
-        if (C < TK) {                                                                   \
-            T t = Hn[TJ - 1][C < TK ? C : 0];                                           \
-            _Pragma("unroll") for (int r = TJ - 2; r >= 0; --r)                         \
-                t = A::addmax(t, g2, Hn[r][C < TK ? C : 0]);                            \
-            v = A::max(v, A::add(t, A::splat(w * (ijk + C + 2))));                      \
-        }                                                                               \
-        break;
-                        switch (rr[h]) {
-                            TRIMSA_ROW(0) TRIMSA_ROW(1) TRIMSA_ROW(2) TRIMSA_ROW(3)
-                            TRIMSA_ROW(4) TRIMSA_ROW(5) TRIMSA_ROW(6) TRIMSA_ROW(7)
-                            default: break;
-                        }
-                        switch (cc[h]) {
-                            TRIMSA_COL(0) TRIMSA_COL(1) TRIMSA_COL(2) TRIMSA_COL(3)
-                            TRIMSA_COL(4) TRIMSA_COL(5) TRIMSA_COL(6) TRIMSA_COL(7)
-                            default: break;
-                        }
-#undef TRIMSA_ROW
-#undef TRIMSA_COL
-                        if (i == la[h]) {
-                            T tl = A::splat(0);
+                    kv[h] = (i <= la[h]) ? A::TOP : A::BOTTOM;
+                    kl[h] = (i == la[h]) ? A::TOP : A::BOTTOM;
+                    last = last || i == la[h];
+                }
+                const T keep = A::pack(kv);
+                const T wi = A::splat(2 * gap * i);
+                if (p == P - 1 && J == nJ - 1) {
+                    T t = Hn[TJ - 1][TK - 1];
 #pragma unroll
-                            for (int r = TJ - 1; r >= 0; --r) {
-                                T t = Hn[r][TK - 1];
+                    for (int c = TK - 2; c >= 0; --c) t = A::addmax(t, g2, Hn[TJ - 1][c]);
+                    best = A::max(best, A::min(A::add(t, A::add(wi, frow)), keep));
+                }
+                if (q == Q - 1 && Kr == nK - 1) {
+                    T t = Hn[TJ - 1][TK - 1];
 #pragma unroll
-                                for (int c = TK - 2; c >= 0; --c) t = A::addmax(t, g2, Hn[r][c]);
-                                tl = (r == TJ - 1) ? t : A::addmax(tl, g2, t);
-                            }
-                            v = A::max(v, A::add(tl, A::splat(w * (ijk + 2))));
-                        }
-                        best = A::max(best, A::min(v, keep));
+                    for (int r = TJ - 2; r >= 0; --r) t = A::addmax(t, g2, Hn[r][TK - 1]);
+                    best = A::max(best, A::min(A::add(t, A::add(wi, fcol)), keep));
+                }
+                if (last) {
+                    T tl = A::splat(0);
+#pragma unroll
+                    for (int r = TJ - 1; r >= 0; --r) {
+                        T t = Hn[r][TK - 1];
+#pragma unroll
+                        for (int c = TK - 2; c >= 0; --c) t = A::addmax(t, g2, Hn[r][c]);
+                        tl = (r == TJ - 1) ? t : A::addmax(tl, g2, t);
                     }
+                    best = A::max(best, A::min(A::add(tl, flay), A::pack(kl)));
                 }
             } else {
 #pragma unroll

@@ -139,7 +139,7 @@ def _free_bytes() -> int:
 class _Device:
     """Per-call device copies of the sequences and the tables."""
 
-    def __init__(self, seqs, scoring):
+    def __init__(self, seqs, scoring, mode):
         import cupy
 
         # The kernel reads a tile's residues without a bounds check and then
@@ -152,7 +152,7 @@ class _Device:
         codes[:offsets[-1]] = seqs.codes[:offsets[-1]]
         self.codes = cupy.asarray(codes)
         self.offsets = cupy.asarray(offsets)
-        tabs = plan.extended_tables(np.asarray(scoring.table), scoring.gap)
+        tabs = plan.extended_tables(np.asarray(scoring.table), scoring.gap, mode)
         if tabs.shape[1] > 32:
             raise OptionError("the GPU kernels handle alphabets of at most 31 letters")
         self.kp = tabs.shape[1]
@@ -256,7 +256,7 @@ class Batch:
                 and plan.fits(longest, 0, 0, plan.column_bound(np.asarray(scoring.table), scoring.gap),
                               plan.INT32_MAX)):
             raise OptionError("sequences too long for these scores (32-bit overflow); use smaller scores")
-        dev = _Device(seqs, scoring)
+        dev = _Device(seqs, scoring, mode)
         self.res = cupy.empty(T, dtype=cupy.int32)
         budget = int(_free_bytes() * mem_fraction) // 4   # words
         calls = []

@@ -61,15 +61,25 @@ def order(lengths: np.ndarray, trip: np.ndarray):
     return idx, lens
 
 
-def pad_score(gap: int) -> int:
-    """Substitution score of the padding residue against anything: ``min(gap, 0)``."""
-    return min(int(gap), 0)
+def pad_score(gap: int, mode: int = 0) -> int:
+    """Substitution score of the padding residue against anything.
+
+    ``min(gap, 0)``, and twice that in semiglobal mode (``mode`` 1), where it
+    makes a padding residue add exactly 0 to the kernel's shifted ``H'``
+    (docs/gpu.md, the far faces).
+    """
+    return min(int(gap), 0) * (2 if mode == 1 else 1)
 
 
-def extended_tables(table: np.ndarray, gap: int) -> np.ndarray:
-    """``int32 (2, K+1, K+1)``: the table with a padding code ``K``, then its transpose."""
+def extended_tables(table: np.ndarray, gap: int, mode: int = 0) -> np.ndarray:
+    """``int32 (2, K+1, K+1)``: the table with a padding code ``K``, then its transpose.
+
+    The padding scores :func:`pad_score` of ``mode``. The 16-bit bounds use
+    ``mode`` 0's table in every mode: the semiglobal padding's columns in
+    ``H'`` (``2*min(gap, 0) - 2*gap = 0`` per pair) are within them.
+    """
     k = table.shape[0]
-    ext = np.full((k + 1, k + 1), pad_score(gap), dtype=np.int32)
+    ext = np.full((k + 1, k + 1), pad_score(gap, mode), dtype=np.int32)
     ext[:k, :k] = table
     return np.ascontiguousarray(np.stack([ext, ext.T]))
 
@@ -108,27 +118,54 @@ def global_bound(table: np.ndarray, gap: int) -> tuple[int, int]:
     (``d = 2``), one residue and two gaps 0 (``d = 1``). So
     ``|H'(i,j,k)| <= (i+j+k) * MI`` with ``MI = max(ceil(max|x3| / 3), ceil(max|x2| / 2))``,
     and ``MC`` bounds every quantity the kernel adds to a cell value in one
-    step: ``x3``, ``x2`` and the partial sums ``x_ab + x_ac`` (both orientations of
-    the table; the padding residue included).
+    step: ``x3``, ``x2`` and the partial sums of two of them (``x_bc + x_ac``:
+    the kernel adds ``x_bc``, then ``x_ac``, then ``x_ab``; any two entries that
+    share a residue, both orientations, the padding residue included).
     """
     ext = extended_tables(table, gap).astype(np.int64) - 2 * int(gap)
     x2 = int(np.abs(ext).max())
-    x3 = pair = 0
+    x3 = 0
     for t1 in ext:
         for t2 in ext:
             s12 = t1[:, :, None] + t2[:, None, :]          # x[a, b] + x[a, c]
-            pair = max(pair, int(np.abs(s12).max()))
             for t3 in ext:
                 x3 = max(x3, int(np.abs(s12 + t3[None, :, :]).max()))
+    pair = _pair_sums(ext)
     mi = max(-(-x3 // 3), -(-x2 // 2), 1)
     return mi, max(x3, pair, x2, 1)
+
+
+def _pair_sums(x: np.ndarray, shift: int = 0) -> int:
+    """Largest ``|t1[a, b] + t2[a, c] + shift|`` over both orientations ``t1, t2`` in ``x``.
+
+    ``x`` holds a table and its transpose (:func:`extended_tables`), so this
+    covers any two entries that share a residue.
+    """
+    out = 0
+    for t1 in x:
+        for t2 in x:
+            out = max(out, int(np.abs(t1[:, :, None] + t2[:, None, :] + shift).max()))
+    return out
+
+
+def local_bound(table: np.ndarray, gap: int) -> tuple[int, int]:
+    """``(MI, MC)`` of local mode, which sweeps ``H`` itself (``0 <= H``).
+
+    ``MI`` is :func:`column_bound`'s ``M``. The kernel adds ``x_bc`` and then
+    ``x_ac - 6*gap`` to a cell before ``x_ab`` (``x = sub + 2*gap``), so ``MC``
+    also covers ``|x_bc + x_ac - 6*gap|``: two entries that share a residue,
+    both orientations, the padding residue included.
+    """
+    m = column_bound(table, gap)
+    x = extended_tables(table, gap).astype(np.int64) + 2 * int(gap)
+    return m, max(m, _pair_sums(x, -6 * int(gap)))
 
 
 def bound(table: np.ndarray, gap: int, mode: int) -> tuple[int, int]:
     """``(MI, MC)`` for :func:`fits`: per index-sum step and per addition.
 
     Global sweeps the shifted ``H'`` of :func:`global_bound`. Local sweeps
-    ``H`` itself: both are :func:`column_bound`. Semiglobal sweeps ``H'`` too,
+    ``H`` itself (:func:`local_bound`). Semiglobal sweeps ``H'`` too,
     but its paths start anywhere on the zero faces, where ``H' = -2*gap*(i+j+k)``,
     and its folds read ``H`` (``|H| <= (i+j+k) * M``) through Horner sweeps
     whose partial values exceed ``|H'|`` by at most ``2 * 8 * |2*gap|`` (two
@@ -137,9 +174,9 @@ def bound(table: np.ndarray, gap: int, mode: int) -> tuple[int, int]:
     """
     if mode == 0:
         return global_bound(table, gap)
-    m = column_bound(table, gap)
     if mode == 2:
-        return m, m
+        return local_bound(table, gap)
+    m = column_bound(table, gap)
     mi, mc = global_bound(table, gap)
     w = 2 * abs(int(gap))
     return max(mi, w, m), max(mc, m, 16 * w)
