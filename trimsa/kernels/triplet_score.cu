@@ -180,8 +180,6 @@ triplet_score(const unsigned char* __restrict__ codes,
     unsigned bres[TJ], cres[TK];
     T sbc2g[TJ][TK];               // x[b][c]: sub + XOFF of the tile's B and C residues
     int rr[NH], cc[NH];           // global: row / column of the tile's cell read, or -2
-    T frow, fcol, flay;           // semiglobal: constants of the far-face folds
-    T k0v_s, capk_s, j1v_s, capj_s;   // semiglobal: constants of the zero faces
 
     // The tile's residues: one base pointer per sequence (oB / oC: the tile's
     // first row / column), read unconditionally (the launcher leaves a tail
@@ -227,6 +225,13 @@ triplet_score(const unsigned char* __restrict__ codes,
     // it reads it back p + q steps later. Only for items of at least P + Q - 1
     // layers, so that no slot is overwritten before it is read.
     auto staged = [&]() { return maxla - I0 + 1 >= P + Q - 1; };
+    // semiglobal: the two 16-bit halves of 2*gap*v(h) (or the one int)
+    auto g2pack = [&](auto v) -> T {
+        int x[NH];
+#pragma unroll
+        for (int h = 0; h < NH; ++h) x[h] = 2 * gap * v(h);
+        return A::pack(x);
+    };
     T best = A::splat(0);
 
     // ---- layer state ---------------------------------------------------
@@ -369,22 +374,6 @@ triplet_score(const unsigned char* __restrict__ codes,
                     rr[h] = (row_ok && col_ok) ? rl : -2;
                     cc[h] = cl;
                 }
-                if (MODE == 1) {
-                    // constants of the zero faces j = 0 / k = 0 (but for -2g * i) and of the
-                    // far-face folds (but for 2g * i)
-                    int vr[NH], vc[NH], vl[NH], k0v[NH], ck[NH], j1v[NH], cj[NH];
-#pragma unroll
-                    for (int h = 0; h < NH; ++h) {
-                        vr[h] = 2 * gap * (lb[h] + k0 + 1);
-                        vc[h] = 2 * gap * (u0 + 1 + lc[h]);
-                        vl[h] = 2 * gap * (la[h] + u0 + k0 + 2);
-                        k0v[h] = -2 * gap * min(k0, lc[h]); ck[h] = -2 * gap * lc[h];
-                        j1v[h] = -2 * gap * min(u0 + 1, lb[h]); cj[h] = -2 * gap * lb[h];
-                    }
-                    frow = A::pack(vr); fcol = A::pack(vc); flay = A::pack(vl);
-                    k0v_s = A::pack(k0v); capk_s = A::pack(ck);
-                    j1v_s = A::pack(j1v); capj_s = A::pack(cj);
-                }
                 best = A::splat(0);
                 ready = 0;
                 reset_layer(u0, k0);
@@ -394,9 +383,8 @@ triplet_score(const unsigned char* __restrict__ codes,
                 if (J == 0) {
                     if (MODE == 1) {
                         // the zero face j = 0, shifted: H'(i, 0, k) = -2*gap*(i + min(k, lc))
-                        const T fi = A::splat(-2 * gap * i);
-                        const T cap = A::add(fi, capk_s);
-                        Tc[0] = A::add(fi, k0v_s);
+                        const T cap = g2pack([&](int h) { return -(i + lc[h]); });
+                        Tc[0] = g2pack([&](int h) { return -(i + min(k0, lc[h])); });
 #pragma unroll
                         for (int c = 0; c < TK; ++c) Tc[c + 1] = A::addmin(Tc[c], mg2, cap);
                     } else {
@@ -416,9 +404,8 @@ triplet_score(const unsigned char* __restrict__ codes,
                 if (Kr == 0) {
                     if (MODE == 1) {
                         // the zero face k = 0, shifted: H'(i, j, 0) = -2*gap*(i + min(j, lb))
-                        const T fi = A::splat(-2 * gap * i);
-                        const T cap = A::add(fi, capj_s);
-                        Lc[0] = A::add(fi, j1v_s);
+                        const T cap = g2pack([&](int h) { return -(i + lb[h]); });
+                        Lc[0] = g2pack([&](int h) { return -(i + min(u0 + 1, lb[h])); });
 #pragma unroll
                         for (int r = 1; r < TJ; ++r) Lc[r] = A::addmin(Lc[r - 1], mg2, cap);
                     } else {
@@ -571,7 +558,7 @@ triplet_score(const unsigned char* __restrict__ codes,
                 // per column, so max_c H is one Horner sweep from the right,
                 // t = max(t + 2g, H'[c]) = max_c (H'[c] + 2g c), plus one constant
                 // (cell (r, c) is k = k0 + c + 1, and the face's own j = lb,
-                // k = lc or i = la goes into it, per half: frow, fcol, flay).
+                // k = lc or i = la goes into it, per half).
                 int kv[NH], kl[NH];
                 bool last = false;
 #pragma unroll
@@ -581,18 +568,17 @@ triplet_score(const unsigned char* __restrict__ codes,
                     last = last || i == la[h];
                 }
                 const T keep = A::pack(kv);
-                const T wi = A::splat(2 * gap * i);
                 if (p == P - 1 && J == nJ - 1) {
                     T t = Hn[TJ - 1][TK - 1];
 #pragma unroll
                     for (int c = TK - 2; c >= 0; --c) t = A::addmax(t, g2, Hn[TJ - 1][c]);
-                    best = A::max(best, A::min(A::add(t, A::add(wi, frow)), keep));
+                    best = A::max(best, A::min(A::add(t, g2pack([&](int h) { return i + lb[h] + k0 + 1; })), keep));
                 }
                 if (q == Q - 1 && Kr == nK - 1) {
                     T t = Hn[TJ - 1][TK - 1];
 #pragma unroll
                     for (int r = TJ - 2; r >= 0; --r) t = A::addmax(t, g2, Hn[r][TK - 1]);
-                    best = A::max(best, A::min(A::add(t, A::add(wi, fcol)), keep));
+                    best = A::max(best, A::min(A::add(t, g2pack([&](int h) { return i + u0 + 1 + lc[h]; })), keep));
                 }
                 if (last) {
                     T tl = A::splat(0);
@@ -603,7 +589,7 @@ triplet_score(const unsigned char* __restrict__ codes,
                         for (int c = TK - 2; c >= 0; --c) t = A::addmax(t, g2, Hn[r][c]);
                         tl = (r == TJ - 1) ? t : A::addmax(tl, g2, t);
                     }
-                    best = A::max(best, A::min(A::add(tl, flay), A::pack(kl)));
+                    best = A::max(best, A::min(A::add(tl, g2pack([&](int h) { return la[h] + u0 + k0 + 2; })), A::pack(kl)));
                 }
             } else {
 #pragma unroll
