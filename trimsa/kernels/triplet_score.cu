@@ -159,15 +159,17 @@ triplet_score(const unsigned char* __restrict__ codes,
     };
     load_item();
 
-    // the residue of A at layer ii, or the padding code. Semiglobal and local read it
-    // without a branch (the offset is clamped at 0, and the tail after the codes
-    // covers a 16-bit pair's shorter triplet, which reads up to the longer one's
-    // length past its end): measured 3-13% faster for them at L >= 128, but 1-2%
-    // slower for global and 9% for one 1024^3 triplet, which keep the guarded load
-    // (eval/results/kernels-H100-2026-11-22-acode.md), as do the staged kernels
-    // (short items; branch-free, 16-bit semiglobal spilled 8 bytes there and lost 3-4%)
+    // the residue of A at layer ii, or the padding code, read without a branch (the
+    // offset is clamped at 0, and the tail after the codes covers a 16-bit pair's
+    // shorter triplet, which reads up to the longer one's length past its end):
+    // measured 3-13% faster for semiglobal and local at L >= 128 (session 5,
+    // eval/results/kernels-H100-2026-11-22-acode.md), and 7-8% for global at
+    // L = 128..1024 with the 6-operation update (eval/results/kernels-H100-2026-11-23-
+    // variants.md; the guarded load had made that update 5-7% slower there). The staged
+    // kernels (short items) keep the guarded load: branch-free, 16-bit semiglobal
+    // spilled 8 bytes there and lost 3-4% (session 5).
     auto acode = [&](int h, int ii) -> int {
-        if (MODE == 0 || STAGE) return (ii >= 1 && ii <= la[h]) ? (int)__ldg(codes + offA[h] + ii - 1) : PAD;
+        if (STAGE) return (ii >= 1 && ii <= la[h]) ? (int)__ldg(codes + offA[h] + ii - 1) : PAD;
         const int v = __ldg(codes + max(offA[h] + ii - 1, 0));
         return (ii >= 1 && ii <= la[h]) ? v : PAD;
     };
