@@ -164,7 +164,7 @@ triplet_score(const unsigned char* __restrict__ codes,
     // shorter triplet, which reads up to the longer one's length past its end):
     // measured 3-13% faster for semiglobal and local at L >= 128 (session 5,
     // eval/results/kernels-H100-2026-11-22-acode.md), and 7-8% for global at
-    // L = 128..1024 with the 6-operation update (eval/results/kernels-H100-2026-11-23-
+    // L = 128..1024 with the 6-operation update (eval/results/kernels-H100-2026-11-22-s6-
     // variants.md; the guarded load had made that update 5-7% slower there). The staged
     // kernels (short items) keep the guarded load: branch-free, 16-bit semiglobal
     // spilled 8 bytes there and lost 3-4% (session 5).
