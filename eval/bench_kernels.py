@@ -135,7 +135,8 @@ def throughput(rng, lengths, modes, precs, log, budget_cells):
                             info["shape"], info["bits"]))
                 log(f"L={L:5d} {mode:10s} {prec:5s} T={T:8d} {t * 1e3:9.3f} ms "
                     f"{cells / t / 1e12:6.3f} TCUPS regs={info['regs']} local={info['local_bytes']} "
-                    f"group={info['shape']} bits={info['bits']}")
+                    f"group={info['shape']} bits={info['bits']} stage={int(info.get('stage', 0))} "
+                    f"profile={int(info.get('profile', 0))}")
     return out
 
 

@@ -47,10 +47,10 @@ _INS = re.compile(r"\s+/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;")
 
 
 def compile_sass(arith: str, config: str, mode: int, nvcc: str, cuobjdump: str, arch: str,
-                 stage: bool = False):
-    """``(ptxas info text, SASS text)`` of ``triplet_score<arith, config, mode, stage>``."""
+                 stage: bool = False, profile: bool = False):
+    """``(ptxas info text, SASS text)`` of ``triplet_score<arith, config, mode, stage, profile>``."""
     inst = (f"template __global__ void triplet_score<{arith}, {config}, {mode}, "
-            f"{'true' if stage else 'false'}>{SIGNATURE};\n")
+            f"{'true' if stage else 'false'}, {'true' if profile else 'false'}>{SIGNATURE};\n")
     with tempfile.TemporaryDirectory() as tmp:
         cu = Path(tmp) / "k.cu"
         cu.write_text(source("triplet_score.cu") + "\n" + inst)
@@ -138,11 +138,13 @@ def main(argv=None):
     ap.add_argument("--top", type=int, default=12, help="blocks listed per kernel")
     ap.add_argument("--stage", action="store_true",
                     help="the staged region setup (STG = true, as launched for short items)")
+    ap.add_argument("--profile", action="store_true",
+                    help="the A-residue profile in shared memory (PRF = true, small alphabets)")
     args = ap.parse_args(argv)
     for arith in args.arith.split(","):
         for mode in (int(m) for m in args.modes.split(",")):
             info, sass = compile_sass(arith, args.config, mode, args.nvcc, args.cuobjdump, args.arch,
-                                      args.stage)
+                                      args.stage, args.profile)
             report(arith, args.config, mode, info, sass, args.top)
 
 

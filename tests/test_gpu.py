@@ -149,6 +149,35 @@ def test_plan_batch_pair_over_the_bound_goes_to_32_bit():
         assert [(ln.bits, ln.items.tolist()) for ln in launches] == [(32, [[1], [0]])]
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_compact_alphabet_keeps_every_score(mode):
+    # the kernels see only the letters that occur; the CPU engine scores the same either way
+    rng = np.random.default_rng(mode)
+    sc = Scoring.dna(2, -1, -2)
+    letters = np.array([0, 3, 7, 14])                      # A, T and two IUPAC codes
+    lens = rng.integers(0, 30, size=12)
+    offsets = np.r_[0, np.cumsum(lens)].astype(np.int64)
+    codes = letters[rng.integers(0, 4, size=int(offsets[-1]))].astype(np.uint8)
+    small, table = plan.compact_alphabet(codes, sc.table)
+    assert table.shape == (4, 4) and small.max() == 3
+    np.testing.assert_array_equal(table[small[:, None], small[None, :]], sc.table[codes[:, None], codes[None, :]])
+    trip = rng.integers(0, 12, size=(60, 3))
+    full = cpu_scores(SimpleNamespace(codes=codes, offsets=offsets), trip, mode, sc)
+    part = cpu_scores(SimpleNamespace(codes=small, offsets=offsets), trip, mode,
+                      SimpleNamespace(table=table, gap=sc.gap))
+    np.testing.assert_array_equal(full, part)
+    # every letter used: nothing to do
+    assert plan.compact_alphabet(np.arange(15, dtype=np.uint8), sc.table)[1] is sc.table
+
+
+def test_profile_bytes_per_group_and_parity():
+    # 4 x 8 threads of 8 x 8 tiles: 4 groups per block, 2 parities, 96 entries per letter
+    assert plan.profile_bytes((8, 8, 4, 8), 16, 5) == 4 * 2 * 5 * 96 * 4
+    assert plan.profile_bytes((8, 8, 4, 8), 32, 5) == 4 * 2 * 5 * 96 * 4
+    assert plan.profile_bytes((4, 4, 2, 2), 16, 5) == 32 * 2 * 5 * 16 * 4
+    assert plan.profile_bytes((8, 8, 1, 1), 16, 5) == 0
+
+
 def test_choose_shape_cheapest_cover():
     def cost(c):
         return c[0] * c[1] * c[2] * c[3] * plan.TILE_COST.get((c[0], c[1]), 1.0)
@@ -649,7 +678,7 @@ def test_split_plan_columns_and_offsets():
 
 def _stand_in_function(resident_blocks):
     """``_gpu._function`` without a GPU: ``resident_blocks`` blocks of any kernel fit at once."""
-    return lambda config, bits, mode, stage=False: (None, resident_blocks)
+    return lambda config, bits, mode, stage=False, kp=0: (None, resident_blocks)
 
 
 def _handout_reference(cost, groups):

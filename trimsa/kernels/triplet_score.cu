@@ -38,7 +38,28 @@
 #define TRIMSA_MIN_BLOCKS 1
 #endif
 
-template <class A, int TJ, int TK, int P, int Q, int MODE, bool STG = false>
+// N words from shared memory at p (16-byte aligned when N % 4 == 0, 8-byte when N % 2 == 0)
+template <int N>
+__device__ __forceinline__ void load_words(const char* p, unsigned (&w)[N]) {
+    if constexpr (N % 4 == 0) {
+#pragma unroll
+        for (int k = 0; k < N / 4; ++k) {
+            const uint4 v = ((const uint4*)p)[k];
+            w[4 * k] = v.x; w[4 * k + 1] = v.y; w[4 * k + 2] = v.z; w[4 * k + 3] = v.w;
+        }
+    } else if constexpr (N % 2 == 0) {
+#pragma unroll
+        for (int k = 0; k < N / 2; ++k) {
+            const uint2 v = ((const uint2*)p)[k];
+            w[2 * k] = v.x; w[2 * k + 1] = v.y;
+        }
+    } else {
+#pragma unroll
+        for (int k = 0; k < N; ++k) w[k] = ((const unsigned*)p)[k];
+    }
+}
+
+template <class A, int TJ, int TK, int P, int Q, int MODE, bool STG = false, bool PRF = false>
 __global__ void __launch_bounds__(128, TRIMSA_MIN_BLOCKS)
 triplet_score(const unsigned char* __restrict__ codes,
               const long long* __restrict__ offsets,
@@ -73,6 +94,18 @@ triplet_score(const unsigned char* __restrict__ codes,
     constexpr int SWP = SW + ((SW % 8 == 0) ? 4 : 0);   // SW is a multiple of 4
     static_assert(TJ % 4 == 0 && TK % 4 == 0, "stage slots are read in 16-byte words");
     extern __shared__ uint4 stage_s[];   // 128 * SWP words when STAGE (_gpu_plan.stage_words)
+    // A-residue profile (PRF, groups of more than one thread, small alphabets): per
+    // group and region parity, x[a][B] of the region's rows and x[a][C] of its
+    // columns for every letter a, one row of W entries of ES bytes per letter and
+    // half, after the stage slots (_gpu_plan.profile_bytes). A thread reads its 8
+    // rows and 8 columns at the layer's letter with a few vector loads instead of
+    // 16 table lookups per half.
+    constexpr bool PROF = PRF && P * Q > 1;
+    constexpr int ES = (A::NH == 2) ? 2 : 4;
+    constexpr int W = P * TJ + Q * TK;
+    const int LW = W * ES;              // bytes per letter
+    const int PBUF = A::NH * KP * LW;   // bytes per group and parity
+    char* prof_s = (char*)stage_s + (STAGE ? 16 * 128 * (SWP / 4) : 0);
 
     static_assert(P + Q - 2 < RING, "a group's last thread lags its first by P + Q - 2 steps");
     // Both tables hold a shifted score x = sub + XOFF, so that the moves of
@@ -131,6 +164,7 @@ triplet_score(const unsigned char* __restrict__ codes,
     // region column (kwidth = Q * TK + 1), a streaming group the whole plane
     const int jbase = Kfix * Q * TK;
     int ready = 0;   // split mode: layers of the current left k-face known to be published
+    int rcount = 0;  // regions this thread has finished (the parity of its profile buffer)
     int la[NH], lb[NH], lc[NH], dsth[NH];
     int offA[NH], offB[NH], offC[NH];   // the launcher keeps codes below 2^31
     int maxla = 0, nJ = 1, nK = 1;
@@ -298,34 +332,72 @@ triplet_score(const unsigned char* __restrict__ codes,
         if (MODE == 0) corner_left = __shfl_up_sync(TRIMSA_FULL, Tp[TK], 1, GS);
         const bool active = step >= delay && item < nitems;
         ++step;
-        if (STAGE && __shfl_sync(TRIMSA_FULL, (int)(active && i == I0 && staged()), 0, GS)) {
+        // the group's first thread starts a region: bit 0; its item is staged: bit 1
+        const int trig = (STAGE || PROF)
+            ? __shfl_sync(TRIMSA_FULL, (active && i == I0 ? 1 : 0) | (staged() ? 2 : 0), 0, GS) : 0;
+        if (trig & 1) {
             // only this group's lanes are here (the groups of a warp start regions apart)
             const unsigned gmask = (GS == 32) ? TRIMSA_FULL : ((1u << GS) - 1) << (lane / GS * GS);
             const int sJ = __shfl_sync(gmask, J, 0, GS);
             const int sK = __shfl_sync(gmask, Kr, 0, GS);
-            const int u0 = sJ * P * TJ + p * TJ;
-            const int k0 = sK * Q * TK + q * TK;
-            int oB[NH], oC[NH], nb[NH], nc[NH];
+            int sB[NH], sC[NH], sb[NH], sc[NH];   // the first thread's item
 #pragma unroll
             for (int h = 0; h < NH; ++h) {
-                oB[h] = __shfl_sync(gmask, offB[h], 0, GS) + u0;
-                oC[h] = __shfl_sync(gmask, offC[h], 0, GS) + k0;
-                nb[h] = __shfl_sync(gmask, lb[h], 0, GS) - u0;
-                nc[h] = __shfl_sync(gmask, lc[h], 0, GS) - k0;
+                sB[h] = __shfl_sync(gmask, offB[h], 0, GS);
+                sC[h] = __shfl_sync(gmask, offC[h], 0, GS);
+                sb[h] = __shfl_sync(gmask, lb[h], 0, GS);
+                sc[h] = __shfl_sync(gmask, lc[h], 0, GS);
             }
-            unsigned rb[TJ], rc[TK];
-            tile_residues(oB, oC, nb, nc, rb, rc);
-            uint4* st = stage_s + threadIdx.x * (SWP / 4);
+            if (STAGE && (trig & 2)) {
+                const int u0 = sJ * P * TJ + p * TJ;
+                const int k0 = sK * Q * TK + q * TK;
+                int oB[NH], oC[NH], nb[NH], nc[NH];
 #pragma unroll
-            for (int x = 0; x < TJ / 4; ++x) st[x] = make_uint4(rb[4 * x], rb[4 * x + 1], rb[4 * x + 2], rb[4 * x + 3]);
+                for (int h = 0; h < NH; ++h) {
+                    oB[h] = sB[h] + u0; oC[h] = sC[h] + k0;
+                    nb[h] = sb[h] - u0; nc[h] = sc[h] - k0;
+                }
+                unsigned rb[TJ], rc[TK];
+                tile_residues(oB, oC, nb, nc, rb, rc);
+                uint4* st = stage_s + threadIdx.x * (SWP / 4);
 #pragma unroll
-            for (int x = 0; x < TK / 4; ++x)
-                st[TJ / 4 + x] = make_uint4(rc[4 * x], rc[4 * x + 1], rc[4 * x + 2], rc[4 * x + 3]);
+                for (int x = 0; x < TJ / 4; ++x) st[x] = make_uint4(rb[4 * x], rb[4 * x + 1], rb[4 * x + 2], rb[4 * x + 3]);
 #pragma unroll
-            for (int x = 0; x < TJ * TK / 4; ++x) {
-                const int r = (4 * x) / TK, c = (4 * x) % TK;
-                st[(TJ + TK) / 4 + x] = make_uint4(bc_score(rb[r], rc[c]), bc_score(rb[r], rc[c + 1]),
-                                                   bc_score(rb[r], rc[c + 2]), bc_score(rb[r], rc[c + 3]));
+                for (int x = 0; x < TK / 4; ++x)
+                    st[TJ / 4 + x] = make_uint4(rc[4 * x], rc[4 * x + 1], rc[4 * x + 2], rc[4 * x + 3]);
+#pragma unroll
+                for (int x = 0; x < TJ * TK / 4; ++x) {
+                    const int r = (4 * x) / TK, c = (4 * x) % TK;
+                    st[(TJ + TK) / 4 + x] = make_uint4(bc_score(rb[r], rc[c]), bc_score(rb[r], rc[c + 1]),
+                                                       bc_score(rb[r], rc[c + 2]), bc_score(rb[r], rc[c + 3]));
+                }
+            }
+            if (PROF) {
+                // the region's profile, into the buffer of its parity: entry (half h, row or
+                // column w) for every letter a. The lagging threads still read the other
+                // buffer; the launcher only asks for PRF when every item sweeps at least
+                // P + Q - 2 layers, so that no buffer is rewritten while a thread reads it.
+                char* pg = prof_s + (threadIdx.x / GS) * 2 * PBUF
+                           + __shfl_sync(gmask, rcount & 1, 0, GS) * PBUF;
+                const int u00 = sJ * P * TJ, k00 = sK * Q * TK;
+                for (int e = gl; e < NH * W; e += GS) {
+                    const int h = e / W, w = e % W;
+                    const bool row = w < P * TJ;
+                    int off = 0, len = 0;
+#pragma unroll
+                    for (int x = 0; x < NH; ++x)
+                        if (x == h) { off = row ? sB[x] : sC[x]; len = row ? sb[x] : sc[x]; }
+                    const int at = row ? u00 + w : k00 + w - P * TJ;
+                    const int res = at < len ? (int)__ldg(codes + off + at) : PAD;
+                    const char* src = subT + 4 * res;   // subT_s[a * 64 + res] = x(a, res)
+                    char* dst = pg + h * KP * LW + w * ES;
+                    for (int a = 0; a < KP; ++a) {
+                        const int v = *(const int*)(src + 256 * a);
+                        if (ES == 2) *(short*)(dst + a * LW) = (short)v;
+                        else *(int*)(dst + a * LW) = v;
+                    }
+                }
+                __syncwarp(gmask);
             }
         }
         if (active) {
@@ -433,7 +505,30 @@ triplet_score(const unsigned char* __restrict__ codes,
             // -- scores of this layer's residue of A against the tile --
             // sab + XOFF; sac + XOFF; local also sac - 4g (sacm)
             T sab2g[TJ], sacm[TK], sac2g[TK];
-            {
+            if (PROF) {
+                // the profile's rows and columns at this layer's letters: vector loads of
+                // 16-bit entries, two halves combined by byte permutes (or 32-bit entries)
+                const char* pg = prof_s + (threadIdx.x / GS) * 2 * PBUF + (rcount & 1) * PBUF;
+                constexpr int NR = TJ * ES / 4, NC = TK * ES / 4;   // words
+                unsigned wr[NH][NR], wc[NH][NC];
+#pragma unroll
+                for (int h = 0; h < NH; ++h) {
+                    const char* ph = pg + h * KP * LW + anext[h] * LW;
+                    load_words<NR>(ph + p * TJ * ES, wr[h]);
+                    load_words<NC>(ph + (P * TJ + q * TK) * ES, wc[h]);
+                }
+#pragma unroll
+                for (int r = 0; r < TJ; ++r)
+                    sab2g[r] = (NH == 2) ? (T)__byte_perm(wr[0][r / 2], wr[NH - 1][r / 2], (r & 1) ? 0x7632 : 0x5410)
+                                         : (T)wr[0][r];
+#pragma unroll
+                for (int c = 0; c < TK; ++c) {
+                    sac2g[c] = (NH == 2) ? (T)__byte_perm(wc[0][c / 2], wc[NH - 1][c / 2], (c & 1) ? 0x7632 : 0x5410)
+                                         : (T)wc[0][c];
+                    if (!SHIFT) sacm[c] = A::add(sac2g[c], mg6);
+                }
+            } else {
+
                 // byte offset a * 256 + 4 * x in one permute: byte 0 from the
                 // residue word (byte h), bytes 1-3 from a << 8
                 unsigned ac[NH];
@@ -635,6 +730,7 @@ triplet_score(const unsigned char* __restrict__ codes,
 
             // -- advance the stream --
             if (i == maxla) {
+                ++rcount;
                 if (MODE != 0) {
 #pragma unroll
                     for (int h = 0; h < NH; ++h) {

@@ -31,6 +31,9 @@ TAIL_SPLIT = True
 #: launches whose items sweep at most this many layers use the staged region setup
 #: (the kernel's ``STG``); 0 turns it off
 STAGE_LAYERS = 96
+#: alphabets (letters that occur, plus the padding code) of at most this many
+#: letters use the A-residue profile in shared memory (the kernel's ``PRF``)
+PROFILE_LETTERS = 8
 #: zero bytes after the longest sequence's worth of slack at the end of the
 #: device copy of the residue codes (see ``_Device``)
 CODE_TAIL = 256
@@ -77,12 +80,13 @@ def require():
 _FUNCTIONS: dict = {}
 
 
-def _function(config: tuple, bits: int, mode: int, stage: bool = False):
+def _function(config: tuple, bits: int, mode: int, stage: bool = False, kp: int = 0):
     """``(kernel, resident blocks per device)`` of one instantiation on the current device.
 
     ``stage``: the kernel with the staged region setup (groups of more than one
     thread; it takes :func:`~trimsa.triplet._gpu_plan.stage_words` words of
-    dynamic shared memory per thread).
+    dynamic shared memory per thread). ``kp`` > 0: the kernel with the
+    A-residue profile for ``kp`` letters (:func:`~trimsa.triplet._gpu_plan.profile_bytes`).
 
     Memoized per device: looking the kernel up and reading the device's
     attributes cost milliseconds, which add up over many small batches.
@@ -92,17 +96,19 @@ def _function(config: tuple, bits: int, mode: int, stage: bool = False):
     dev = cupy.cuda.Device().id
     minb = plan.MIN_BLOCKS.get((config, bits), 1)
     stage = bool(stage) and plan.stage_words(config) > 0
-    key = (config, bits, mode, dev, minb, stage)
+    kp = int(kp) if plan.profile_bytes(config, bits, 1) else 0
+    key = (config, bits, mode, dev, minb, stage, kp)
     hit = _FUNCTIONS.get(key)
     if hit is None:
         from ..kernels import module
 
         tj, tk, p, q = config
         arith = "S16x2" if bits == 16 else "I32"
-        expr = f"triplet_score<{arith}, {tj}, {tk}, {p}, {q}, {mode}, {'true' if stage else 'false'}>"
+        expr = (f"triplet_score<{arith}, {tj}, {tk}, {p}, {q}, {mode}, {'true' if stage else 'false'}, "
+                f"{'true' if kp else 'false'}>")
         fn = module(_KERNEL, (expr,), (f"-DTRIMSA_MIN_BLOCKS={minb}",), dev).get_function(expr)
         attrs = cupy.cuda.Device(dev).attributes
-        smem = 4 * _BLOCK * plan.stage_words(config) if stage else 0
+        smem = (4 * _BLOCK * plan.stage_words(config) if stage else 0) + plan.profile_bytes(config, bits, kp)
         if smem:
             fn.max_dynamic_shared_size_bytes = smem
         regs = -(-max(int(fn.num_regs), 1) // 8) * 8
@@ -148,11 +154,13 @@ class _Device:
         # longest sequence plus one region (at most 64) past the sequence.
         offsets = np.ascontiguousarray(seqs.offsets, dtype=np.int64)
         longest = int(np.diff(offsets).max()) if offsets.size > 1 else 0
+        # only the letters that occur (the A-residue profile's size depends on them)
+        used, table = plan.compact_alphabet(np.asarray(seqs.codes[:offsets[-1]]), np.asarray(scoring.table))
         codes = np.zeros(offsets[-1] + longest + CODE_TAIL, dtype=np.uint8)
-        codes[:offsets[-1]] = seqs.codes[:offsets[-1]]
+        codes[:offsets[-1]] = used
         self.codes = cupy.asarray(codes)
         self.offsets = cupy.asarray(offsets)
-        tabs = plan.extended_tables(np.asarray(scoring.table), scoring.gap, mode)
+        tabs = plan.extended_tables(table, scoring.gap, mode)
         if tabs.shape[1] > 32:
             raise OptionError("the GPU kernels handle alphabets of at most 31 letters")
         self.kp = tabs.shape[1]
@@ -430,6 +438,15 @@ def _prepare(ln, dev, idx, lens, mode, m, gap, res, split, budget):
     stage = sp is None and layers <= STAGE_LAYERS
     fn, resident = _function(config, ln.bits, mode, stage=stage)
     _, _, p, q = config
+    # the A-residue profile: double-buffered by region parity, so every item must sweep at
+    # least P + Q - 2 layers (A is the longest sequence, so planes that need this group do),
+    # and only where it costs no resident block (a split launch counts on its residency)
+    least = int(lens[items[items >= 0], 0].min()) + (1 if mode == 0 else 0)
+    profile = False
+    if dev.kp <= PROFILE_LETTERS and least >= p + q - 2 and plan.profile_bytes(config, ln.bits, dev.kp):
+        fnp, resp = _function(config, ln.bits, mode, stage=stage, kp=dev.kp)
+        if resp >= resident:
+            fn, profile = fnp, True
     per_block = (32 // (p * q)) * (_BLOCK // 32)
     tail = None
     if sp is not None:
@@ -450,5 +467,6 @@ def _prepare(ln, dev, idx, lens, mode, m, gap, res, split, budget):
     sizes = (np.int64(words), np.int32(nlmax), np.int32(kwidth))
     info = dict(shape=config, bits=ln.bits, items=int(nitems), blocks=int(blocks),
                 regs=int(fn.num_regs), local_bytes=int(fn.local_size_bytes),
-                scratch_words=int(words), split=sp is not None, stage=bool(stage))
+                scratch_words=int(words), split=sp is not None, stage=bool(stage),
+                profile=profile)
     return _Call(fn, blocks, head, sizes, tail, scratch, kwords, nflags, info)

@@ -109,6 +109,37 @@ def stage_words(config) -> int:
     return sw + (4 if sw % 8 == 0 else 0)
 
 
+def profile_bytes(config, bits: int, kp: int, block: int = 128) -> int:
+    """Dynamic shared memory of the kernel's A-residue profile (``PRF``) for one block.
+
+    Per group of ``P x Q`` threads and region parity: one row of ``P*TJ + Q*TK``
+    entries (2 bytes in 16 bits, per half of the pair; 4 bytes in 32 bits) for
+    each of the ``kp`` letters. Groups of one thread keep no profile (0).
+    """
+    tj, tk, p, q = config
+    if p * q == 1:
+        return 0
+    per_letter = (p * tj + q * tk) * (2 * 2 if bits == 16 else 4)
+    return (block // (p * q)) * 2 * kp * per_letter
+
+
+def compact_alphabet(codes: np.ndarray, table: np.ndarray):
+    """``(codes, table)`` renumbered to the letters that occur in ``codes``.
+
+    Scores are unchanged (the table is the same entries, re-indexed); the
+    kernels then see ``K`` letters instead of the whole alphabet's (DNA with
+    IUPAC codes has 15, most data use 4 or 5), which is what the A-residue
+    profile's size depends on.
+    """
+    k = table.shape[0]
+    used = np.flatnonzero(np.bincount(codes, minlength=k)[:k])
+    if used.size in (0, k):
+        return codes, table
+    lut = np.zeros(k, dtype=np.uint8)
+    lut[used] = np.arange(used.size, dtype=np.uint8)
+    return lut[codes], np.ascontiguousarray(table[np.ix_(used, used)])
+
+
 def global_bound(table: np.ndarray, gap: int) -> tuple[int, int]:
     """``(MI, MC)`` of global mode, whose kernel sweeps ``H' = H - 2*gap*(i+j+k)``.
 
