@@ -248,6 +248,23 @@ def test_gpu_equals_cpu_mixed(kind, mode, prec):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("mode", MODES)
+def test_gpu_profile_kernel_equals_cpu(mode):
+    # short DNA items of groups of 16 and 32 threads: the launches that take the
+    # A-residue profile (16 bits, staged); mixed lengths, so pairs and planes are padded
+    _gpu = _gpu_or_skip()
+    rng = np.random.default_rng()
+    lens = np.concatenate([rng.integers(20, 65, size=40), [64, 64, 33, 17]])
+    seqs = random_set(rng, lens, _alphabet.get("dna"))
+    trip = rng.integers(0, len(seqs), size=(3000, 3))
+    sc = Scoring.dna(2, -1, -2)
+    st_ = {}
+    got = _gpu.score_triplets(seqs, trip, mode, sc, precision="int16", stats=st_)
+    assert np.array_equal(got, cpu_scores(seqs, trip, mode, sc))
+    assert any(ln.get("profile") for ln in st_["launches"])
+
+
+@pytest.mark.gpu
 @pytest.mark.parametrize("prec", ["int32", "int16"])
 @pytest.mark.parametrize("scores", [(5, -4, -1), (2, -1, -1), (1, -1, 2)])
 def test_gpu_semiglobal_far_faces_with_padding(scores, prec):

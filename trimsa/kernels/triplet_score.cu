@@ -139,6 +139,8 @@ triplet_score(const unsigned char* __restrict__ codes,
     const int ngroups = ((gridDim.x * blockDim.x) >> 5) * (32 / GS);
     volatile int* ring = ring_s + (threadIdx.x / GS) * RING;
     int fetched = 0;   // items this thread has moved on from
+    // a group's face buffers (offsets inside them are 32-bit: the launcher keeps
+    // group_words below 2^31)
     unsigned int* jface = scratch + (long long)group * group_words;
     unsigned int* kface = jface + 2LL * nlmax * kwidth;
 
@@ -469,7 +471,7 @@ triplet_score(const unsigned char* __restrict__ codes,
                         if (MODE == 0) Tc[0] = (q == 0 && Kr == 0) ? A::splat(0) : corner_left;
                     }
                 } else {
-                    const unsigned int* f = jface + ((long long)(J & 1) * nlmax + li) * kwidth + (k0 - jbase);
+                    const unsigned int* f = jface + (unsigned)(((J & 1) * nlmax + li) * kwidth + (k0 - jbase));
 #pragma unroll
                     for (int c = 0; c <= TK; ++c) Tc[c] = (T)__ldcg(f + c);
                 }
@@ -487,7 +489,7 @@ triplet_score(const unsigned char* __restrict__ codes,
                         for (int r = 0; r < TJ; ++r) Lc[r] = A::splat(0);
                     }
                 } else {
-                    const unsigned int* f = kface + ((long long)(Kr & 1) * nlmax + li) * KW2 + p * TJ;
+                    const unsigned int* f = kface + (unsigned)(((Kr & 1) * nlmax + li) * KW2 + p * TJ);
                     if (split && ready < li + 1) {
                         // wait until the column to the left has published this layer
                         const volatile int* fl = flags + foff + ((Kr - 1) * nJ + J) * P + p;
@@ -700,13 +702,13 @@ triplet_score(const unsigned char* __restrict__ codes,
 
             // -- faces for the next regions --
             if (p == P - 1 && J + 1 < nJ) {
-                unsigned int* f = jface + ((long long)((J + 1) & 1) * nlmax + li) * kwidth + (k0 - jbase) + 1;
+                unsigned int* f = jface + (unsigned)((((J + 1) & 1) * nlmax + li) * kwidth + (k0 - jbase) + 1);
                 if (q == 0 && Kr == 0) __stcg(f - 1, (unsigned int)Lc[TJ - 1]);
 #pragma unroll
                 for (int c = 0; c < TK; ++c) __stcg(f + c, (unsigned int)Hn[TJ - 1][c]);
             }
             if (q == Q - 1 && Kr + 1 < nK) {
-                unsigned int* f = kface + ((long long)((Kr + 1) & 1) * nlmax + li) * KW2 + p * TJ;
+                unsigned int* f = kface + (unsigned)((((Kr + 1) & 1) * nlmax + li) * KW2 + p * TJ);
                 if (split) f = kface_g + koff + ((long long)(Kr * nJ + J) * (maxla - I0 + 1) + li) * KW2 + p * TJ;
                 if (p == 0) __stcg(f, (unsigned int)Tc[TK]);
 #pragma unroll
@@ -718,15 +720,11 @@ triplet_score(const unsigned char* __restrict__ codes,
                 }
             }
 
-            // -- shift the layer --
+            // -- shift the layer (the halos Tp / Lp below, for every thread) --
 #pragma unroll
-            for (int r = 0; r < TJ; ++r) {
-                Lp[r] = Lc[r];
+            for (int r = 0; r < TJ; ++r)
 #pragma unroll
                 for (int c = 0; c < TK; ++c) Hp[r][c] = Hn[r][c];
-            }
-#pragma unroll
-            for (int c = 0; c <= TK; ++c) Tp[c] = Tc[c];
 
             // -- advance the stream --
             if (i == maxla) {
@@ -759,6 +757,15 @@ triplet_score(const unsigned char* __restrict__ codes,
 #pragma unroll
             for (int h = 0; h < NH; ++h) anext[h] = (item < nitems) ? acode(h, i) : PAD;
         }
+        // The halos of the previous layer, shifted by every thread, active or not: a
+        // thread that is not active yet resets them when it starts a region, one that is
+        // done is never read again after its lower / right neighbour's last step (one
+        // step later), and the shuffles above read them before this shift. (Inside the
+        // branch above, the compiler kept both versions and moved them twice per step.)
+#pragma unroll
+        for (int r = 0; r < TJ; ++r) Lp[r] = Lc[r];
+#pragma unroll
+        for (int c = 0; c <= TK; ++c) Tp[c] = Tc[c];
         __syncwarp();
     }
 }

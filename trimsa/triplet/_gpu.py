@@ -32,7 +32,8 @@ TAIL_SPLIT = True
 #: (the kernel's ``STG``); 0 turns it off
 STAGE_LAYERS = 96
 #: alphabets (letters that occur, plus the padding code) of at most this many
-#: letters use the A-residue profile in shared memory (the kernel's ``PRF``)
+#: letters use the A-residue profile in shared memory (the kernel's ``PRF``) in the
+#: launches where it measured faster (see ``_prepare``); 0 turns it off
 PROFILE_LETTERS = 8
 #: zero bytes after the longest sequence's worth of slack at the end of the
 #: device copy of the residue codes (see ``_Device``)
@@ -422,6 +423,8 @@ def _prepare(ln, dev, idx, lens, mode, m, gap, res, split, budget):
     config = plan.CONFIGS[ln.shape]
     nitems = items.shape[0]
     words, nlmax, kwidth = plan.scratch_words(ln, lens, mode)
+    if words >= 2**31:   # the kernel's offsets inside a group's face buffers are 32-bit
+        raise OptionError("sequences too long for the GPU kernels (face buffers over 2^31 words)")
     sp = None
     if split == "auto" and words:
         sp = _split_plan(ln, lens, mode, _groups(plan.SPLIT, ln.bits, mode))
@@ -438,12 +441,15 @@ def _prepare(ln, dev, idx, lens, mode, m, gap, res, split, budget):
     stage = sp is None and layers <= STAGE_LAYERS
     fn, resident = _function(config, ln.bits, mode, stage=stage)
     _, _, p, q = config
-    # the A-residue profile: double-buffered by region parity, so every item must sweep at
-    # least P + Q - 2 layers (A is the longest sequence, so planes that need this group do),
-    # and only where it costs no resident block (a split launch counts on its residency)
+    # The A-residue profile pays only in 16 bits, for staged launches of groups of at least
+    # 16 threads: +1..6% at L = 32..64; it lost up to 12% elsewhere (32 bits, groups of 4
+    # threads at L = 16, and 6-10% in semiglobal and local mode at L >= 128;
+    # eval/results/kernels-H100-2026-11-22-s6-profile.md). It is double-buffered by region
+    # parity, so every item must sweep at least P + Q - 2 layers (A is the longest sequence,
+    # so planes that need this group do), and it must cost no resident block.
     least = int(lens[items[items >= 0], 0].min()) + (1 if mode == 0 else 0)
     profile = False
-    if dev.kp <= PROFILE_LETTERS and least >= p + q - 2 and plan.profile_bytes(config, ln.bits, dev.kp):
+    if ln.bits == 16 and stage and p * q >= 16 and dev.kp <= PROFILE_LETTERS and least >= p + q - 2:
         fnp, resp = _function(config, ln.bits, mode, stage=stage, kp=dev.kp)
         if resp >= resident:
             fn, profile = fnp, True
