@@ -720,11 +720,15 @@ triplet_score(const unsigned char* __restrict__ codes,
                 }
             }
 
-            // -- shift the layer (the halos Tp / Lp below, for every thread) --
+            // -- shift the layer (the staged kernels shift the halos below) --
 #pragma unroll
-            for (int r = 0; r < TJ; ++r)
+            for (int r = 0; r < TJ; ++r) {
+                if (!STAGE) Lp[r] = Lc[r];
 #pragma unroll
                 for (int c = 0; c < TK; ++c) Hp[r][c] = Hn[r][c];
+            }
+#pragma unroll
+            for (int c = 0; c <= TK && !STAGE; ++c) Tp[c] = Tc[c];
 
             // -- advance the stream --
             if (i == maxla) {
@@ -757,15 +761,20 @@ triplet_score(const unsigned char* __restrict__ codes,
 #pragma unroll
             for (int h = 0; h < NH; ++h) anext[h] = (item < nitems) ? acode(h, i) : PAD;
         }
-        // The halos of the previous layer, shifted by every thread, active or not: a
-        // thread that is not active yet resets them when it starts a region, one that is
-        // done is never read again after its lower / right neighbour's last step (one
-        // step later), and the shuffles above read them before this shift. (Inside the
-        // branch above, the compiler kept both versions and moved them twice per step.)
+        // Staged kernels: the halos of the previous layer, shifted by every thread, active
+        // or not (a thread that is not active yet resets them when it starts a region, one
+        // that is done is not read after its lower / right neighbour's last step, one step
+        // later, and the shuffles above read them before this shift). Inside the branch
+        // the compiler kept both versions and moved them twice per step; but the
+        // non-staged global kernel measured 6-7% slower at L >= 128 with the shift here
+        // (its schedule then merged the A-residue lookups into the tile;
+        // eval/results/kernels-H100-2026-11-22-s6-final.md), so those shift above.
+        if (STAGE) {
 #pragma unroll
-        for (int r = 0; r < TJ; ++r) Lp[r] = Lc[r];
+            for (int r = 0; r < TJ; ++r) Lp[r] = Lc[r];
 #pragma unroll
-        for (int c = 0; c <= TK; ++c) Tp[c] = Tc[c];
+            for (int c = 0; c <= TK; ++c) Tp[c] = Tc[c];
+        }
         __syncwarp();
     }
 }
