@@ -20,14 +20,15 @@
 // Grid coordinates: row u = j - 1, column v = k - 1. Global and semiglobal
 // sweep H' = H - 2*gap*(i + j + k) (see the tile), local sweeps H. The faces
 // j = 0 and k = 0 are the halos of the first region row / column: zero in
-// local mode, -2*gap*(i + j + k) in semiglobal mode (zero in H); in global mode
-// the threads on those edges compute them (they are 2-D alignments of A with C
-// and of A with B) one layer at a time, beside their tiles, and the layer
-// before the first is NEG. Cells past a triplet's
-// end hold a padding residue whose substitution score is min(gap, 0): with
-// gap <= 0 such cells never exceed a real cell (docs/gpu.md), so local mode
-// folds every cell unmasked and semiglobal folds whole rows / columns / layers
-// of its far faces, padding included; global reads its one cell masked.
+// local mode, -2*gap*(i + j + k) in semiglobal mode (zero in H; past a
+// sequence's end it repeats the last value); in global mode the threads on
+// those edges compute them (they are 2-D alignments of A with C and of A with
+// B) one layer at a time, beside their tiles, and the layer before the first
+// is NEG. Cells past a triplet's end hold a padding residue whose substitution
+// score is min(gap, 0) (semiglobal: twice that): with gap <= 0 such cells never
+// exceed a real cell (docs/gpu.md), so local mode folds every cell unmasked;
+// in semiglobal mode the padding adds 0 to H', so the last row and column of
+// the padded plane hold the far faces; global reads its one cell masked.
 #include "dpx.cuh"
 
 #define TRIMSA_FULL 0xffffffffu
