@@ -493,6 +493,24 @@ def test_shifted_16_bit_rule_rejects_a_real_overflow():
     assert not plan.fits(14, 13, 13, plan.bound(sc.table, sc.gap, 0))
 
 
+def _one_triplet_cpu(a, b, c, mode, sc):
+    """The CPU engine's score of one triplet of code lists (the reference of the emulations)."""
+    seqs = SimpleNamespace(codes=np.array(a + b + c, dtype=np.uint8),
+                           offsets=np.array([0, len(a), len(a) + len(b), len(a + b + c)], dtype=np.int64))
+    return int(cpu_scores(seqs, np.array([[0, 1, 2]]), mode, sc)[0])
+
+
+def _random_sweep_case(seed, mode):
+    """``(rng, scoring, a, b, c, rows, cols, CPU score)``: a random DNA triplet, ``a`` the
+    longest (the kernel's layers, so the padding stays in the plane), on a padded plane."""
+    rng = np.random.default_rng(seed)
+    sc = Scoring.dna(int(rng.integers(1, 500)), -int(rng.integers(0, 400)), -int(rng.integers(0, 400)))
+    b, c = (list(rng.integers(0, 4, size=int(rng.integers(1, 6)))) for _ in range(2))
+    a = list(rng.integers(0, 4, size=int(rng.integers(max(len(b), len(c)), 7))))
+    rows, cols = len(b) + int(rng.integers(0, 10)), len(c) + int(rng.integers(0, 10))
+    return rng, sc, a, b, c, rows, cols, _one_triplet_cpu(a, b, c, mode, sc)
+
+
 def _semiglobal_sweep_shifted(a, b, c, ext, gap, rows, cols, wrap, tile=8, layers=None):
     """The semiglobal kernel's sweep of ``H'`` and its Horner folds, operation by operation.
 
@@ -549,22 +567,13 @@ def _semiglobal_sweep_shifted(a, b, c, ext, gap, rows, cols, wrap, tile=8, layer
 @settings(max_examples=25, deadline=None)
 @given(st.integers(0, 2**31 - 1))
 def test_shifted_semiglobal_sweep_is_exact_and_16_bit_exact_when_it_fits(seed):
-    rng = np.random.default_rng(seed)
-    sc = Scoring.dna(int(rng.integers(1, 500)), -int(rng.integers(0, 400)), -int(rng.integers(0, 400)))
+    rng, sc, a, b, c, rows, cols, exact = _random_sweep_case(seed, 1)
     ext = plan.extended_tables(sc.table, sc.gap, 1)[0]
-    # A is the longest (the kernel's layers), so the padding stays in the plane
-    b, c = (list(rng.integers(0, 4, size=int(rng.integers(1, 6)))) for _ in range(2))
-    a = list(rng.integers(0, 4, size=int(rng.integers(max(len(b), len(c)), 7))))
-    rows, cols = len(b) + int(rng.integers(0, 10)), len(c) + int(rng.integers(0, 10))
     layers = len(a) + int(rng.integers(0, 3))
-    # the CPU engine is the reference
-    seqs = SimpleNamespace(codes=np.array(a + b + c, dtype=np.uint8),
-                           offsets=np.array([0, len(a), len(a) + len(b), len(a + b + c)], dtype=np.int64))
-    exact = cpu_scores(seqs, np.array([[0, 1, 2]]), 1, sc)
     # the shift, the transparent padding and the Horner folds are exact in unbounded integers
-    assert _semiglobal_sweep_shifted(a, b, c, ext, sc.gap, rows, cols, lambda v: v, layers=layers) == exact[0]
+    assert _semiglobal_sweep_shifted(a, b, c, ext, sc.gap, rows, cols, lambda v: v, layers=layers) == exact
     if plan.fits(layers, rows, cols, plan.bound(sc.table, sc.gap, 1)):
-        assert _semiglobal_sweep_shifted(a, b, c, ext, sc.gap, rows, cols, _wrap16, layers=layers) == exact[0]
+        assert _semiglobal_sweep_shifted(a, b, c, ext, sc.gap, rows, cols, _wrap16, layers=layers) == exact
 
 
 def test_semiglobal_padding_needs_its_own_score():
@@ -572,9 +581,7 @@ def test_semiglobal_padding_needs_its_own_score():
     # plane would not hold the far face: this case then scores above the CPU engine
     sc = Scoring.dna(1, -1, -2)
     a, b, c = [3, 0, 1, 3, 1], [3, 3], [0]
-    seqs = SimpleNamespace(codes=np.array(a + b + c, dtype=np.uint8),
-                           offsets=np.array([0, len(a), len(a) + len(b), len(a + b + c)], dtype=np.int64))
-    exact = cpu_scores(seqs, np.array([[0, 1, 2]]), 1, sc)[0]
+    exact = _one_triplet_cpu(a, b, c, 1, sc)
     good = plan.extended_tables(sc.table, sc.gap, 1)[0]
     bad = plan.extended_tables(sc.table, sc.gap, 0)[0]
     assert _semiglobal_sweep_shifted(a, b, c, good, sc.gap, 5, 4, lambda v: v) == exact
@@ -615,19 +622,12 @@ def _local_sweep(a, b, c, ext, gap, rows, cols, wrap):
 @settings(max_examples=25, deadline=None)
 @given(st.integers(0, 2**31 - 1))
 def test_local_sweep_is_exact_and_16_bit_exact_when_it_fits(seed):
-    rng = np.random.default_rng(seed)
-    sc = Scoring.dna(int(rng.integers(1, 500)), -int(rng.integers(0, 400)), -int(rng.integers(0, 400)))
+    _, sc, a, b, c, rows, cols, exact = _random_sweep_case(seed, 2)
     ext = plan.extended_tables(sc.table, sc.gap)[0]
-    b, c = (list(rng.integers(0, 4, size=int(rng.integers(1, 6)))) for _ in range(2))
-    a = list(rng.integers(0, 4, size=int(rng.integers(max(len(b), len(c)), 7))))
-    rows, cols = len(b) + int(rng.integers(0, 10)), len(c) + int(rng.integers(0, 10))
-    seqs = SimpleNamespace(codes=np.array(a + b + c, dtype=np.uint8),
-                           offsets=np.array([0, len(a), len(a) + len(b), len(a + b + c)], dtype=np.int64))
-    exact = cpu_scores(seqs, np.array([[0, 1, 2]]), 2, sc)
     # the operation order and the unmasked padding are exact in unbounded integers
-    assert _local_sweep(a, b, c, ext, sc.gap, rows, cols, lambda v: v) == exact[0]
+    assert _local_sweep(a, b, c, ext, sc.gap, rows, cols, lambda v: v) == exact
     if plan.fits(len(a), rows, cols, plan.bound(sc.table, sc.gap, 2)):
-        assert _local_sweep(a, b, c, ext, sc.gap, rows, cols, _wrap16) == exact[0]
+        assert _local_sweep(a, b, c, ext, sc.gap, rows, cols, _wrap16) == exact
 
 
 @settings(max_examples=40, deadline=None)
