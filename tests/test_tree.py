@@ -10,7 +10,7 @@ import dendropy
 import numpy as np
 import pytest
 from dendropy.calculate import treecompare
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from trimsa import cli
@@ -180,6 +180,8 @@ seq_st = st.text(alphabet="ACGT", min_size=1, max_size=14)
 
 @settings(max_examples=40, deadline=None)
 @given(st.lists(seq_st, min_size=3, max_size=3), st.integers(1, 6))
+# two sequences of the same length: which one is A used to depend on the order given
+@example(["AAAAAAAAA", "AAACAAAAAAAAAA", "ACCAAAAAAAAAAC"], 1)
 def test_band_triplet_matches_exact(seqs, w):
     ss = as_sequence_set(seqs)
     exact = score_triplets(ss, [[0, 1, 2]])

@@ -130,13 +130,18 @@ def band_triplet_batch(codes, offsets, trip, sub, gap, w, out):
             l0 = offsets[s0 + 1] - offsets[s0]
             l1 = offsets[s1 + 1] - offsets[s1]
             l2 = offsets[s2 + 1] - offsets[s2]
-            # longest first
-            if l1 > l0:
+            # a canonical order, longest first and ties by sequence index: the band
+            # depends on which sequence is A, so the score must not depend on the order
+            # the triplet is given in
+            if l1 > l0 or (l1 == l0 and s1 < s0):
                 s0, s1 = s1, s0
                 l0, l1 = l1, l0
-            if l2 > l0:
+            if l2 > l0 or (l2 == l0 and s2 < s0):
                 s0, s2 = s2, s0
                 l0, l2 = l2, l0
+            if l2 > l1 or (l2 == l1 and s2 < s1):
+                s1, s2 = s2, s1
+                l1, l2 = l2, l1
             a = codes[offsets[s0]:offsets[s0 + 1]]
             b = codes[offsets[s1]:offsets[s1 + 1]]
             c = codes[offsets[s2]:offsets[s2 + 1]]
@@ -191,7 +196,9 @@ def band_pair_batch(codes, offsets, pairs, sub, gap, w, out):
         for t in range(ch, T, nchunks):
             s0 = pairs[t, 0]
             s1 = pairs[t, 1]
-            if offsets[s1 + 1] - offsets[s1] > offsets[s0 + 1] - offsets[s0]:
+            l0 = offsets[s0 + 1] - offsets[s0]
+            l1 = offsets[s1 + 1] - offsets[s1]
+            if l1 > l0 or (l1 == l0 and s1 < s0):   # canonical order, as the triplets
                 s0, s1 = s1, s0
             a = codes[offsets[s0]:offsets[s0 + 1]]
             b = codes[offsets[s1]:offsets[s1 + 1]]
