@@ -50,7 +50,6 @@ struct I32 {
     __device__ __forceinline__ static T splat(int v) { return v; }
     __device__ __forceinline__ static T pack(const int* v) { return v[0]; }
     __device__ __forceinline__ static int half(T v, int) { return v; }
-    // lane value that keeps a cell when folded with min(), or drops it
     // folded with min(): keeps a cell (keep = true) or drops it below everything
     __device__ __forceinline__ static T mask(int, bool keep) { return keep ? 0x7fffffff : (int)0x80000000; }
 };

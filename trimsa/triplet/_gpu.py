@@ -437,8 +437,8 @@ def _prepare(ln, dev, idx, lens, mode, m, gap, res, split, budget):
                 config, words, nlmax, kwidth = plan.SPLIT, swords, snl, skw
     # the staged setup pays where regions have few layers (measured: +2..10% at L = 16..64,
     # up to 6% slower at L >= 128; eval/results/kernels-H100-2026-11-22-stage-branch.md)
-    layers = int(lens[items[items >= 0], 0].max()) + (1 if mode == 0 else 0)
-    stage = sp is None and layers <= STAGE_LAYERS
+    layers = lens[items[items >= 0], 0] + (1 if mode == 0 else 0)   # swept per triplet
+    stage = sp is None and int(layers.max()) <= STAGE_LAYERS
     fn, resident = _function(config, ln.bits, mode, stage=stage)
     _, _, p, q = config
     # The A-residue profile pays only in 16 bits, for staged launches of groups of at least
@@ -447,9 +447,8 @@ def _prepare(ln, dev, idx, lens, mode, m, gap, res, split, budget):
     # eval/results/kernels-H100-2026-11-22-s6-profile.md). It is double-buffered by region
     # parity, so every item must sweep at least P + Q - 2 layers (A is the longest sequence,
     # so planes that need this group do), and it must cost no resident block.
-    least = int(lens[items[items >= 0], 0].min()) + (1 if mode == 0 else 0)
     profile = False
-    if ln.bits == 16 and stage and p * q >= 16 and dev.kp <= PROFILE_LETTERS and least >= p + q - 2:
+    if ln.bits == 16 and stage and p * q >= 16 and dev.kp <= PROFILE_LETTERS and int(layers.min()) >= p + q - 2:
         fnp, resp = _function(config, ln.bits, mode, stage=stage, kp=dev.kp)
         if resp >= resident:
             fn, profile = fnp, True
