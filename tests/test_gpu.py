@@ -458,15 +458,18 @@ def test_global_bound_covers_every_shifted_column(sc):
 @pytest.mark.parametrize("sc", [Scoring.dna(), Scoring.dna(5, -4, -7), Scoring.dna(40, -30, -50),
                                 Scoring.dna(1, -9, -1)])
 def test_local_bound_covers_the_partial_sums(sc):
-    # brute force: MI = M bounds every column score; MC also bounds x_bc + x_ac - 6g
+    # brute force: MI = M bounds every column score; MC also bounds what the kernel adds
+    # to one cell value in a step: x, x_bc + x_ac - 2g and x_ab + x_ac + x_bc - 2g (x = sub)
     mi, mc = plan.bound(sc.table, sc.gap, 2)
     assert mi == plan.column_bound(sc.table, sc.gap) <= mc
-    x = plan.extended_tables(sc.table, sc.gap)[0].astype(np.int64) + 2 * sc.gap
+    x = plan.extended_tables(sc.table, sc.gap)[0].astype(np.int64)
     k = x.shape[0]
     for a_ in range(k):
         for b_ in range(k):
+            assert abs(x[a_, b_]) <= mc
             for c_ in range(k):
-                assert abs(x[b_, c_] + x[a_, c_] - 6 * sc.gap) <= mc
+                assert abs(x[b_, c_] + x[a_, c_] - 2 * sc.gap) <= mc
+                assert abs(x[a_, b_] + x[a_, c_] + x[b_, c_] - 2 * sc.gap) <= mc
 
 
 @settings(max_examples=25, deadline=None)
@@ -592,12 +595,14 @@ def _local_sweep(a, b, c, ext, gap, rows, cols, wrap):
     """The local kernel's sweep of ``H`` (zero faces, floor 0), operation by operation.
 
     ``a`` is swept layer by layer over a padded ``rows x cols`` plane; every
-    addition goes through ``wrap`` in the kernel's order (``H + x_bc``, then
-    ``+ (x_ac - 6g)``, then ``+ x_ab``, with ``x = sub + 2g``); the best cell of
-    the whole padded sweep is the score, as the kernel folds it.
+    addition goes through ``wrap`` in the kernel's order, with ``x = sub`` and
+    ``2g`` held back until a cell's last operation: ``M = max(max(H + x_bc +
+    (x_ac - 2g), up) + x_ab, max(left + x_ac, H))``, then ``max(max3(max(diag +
+    x_bc, M), up, left) + 2g, 0)``; the best cell of the whole padded sweep is
+    the score, as the kernel folds it.
     """
     w = 2 * gap
-    x = ext.astype(np.int64) + w
+    x = ext.astype(np.int64)
     pad = ext.shape[0] - 1
     rb = list(b) + [pad] * (rows - len(b))
     rc = list(c) + [pad] * (cols - len(c))
@@ -609,11 +614,11 @@ def _local_sweep(a, b, c, ext, gap, rows, cols, wrap):
             for k in range(1, cols + 1):
                 xab, xac, xbc = x[z, rb[j - 1]], x[z, rc[k - 1]], x[rb[j - 1], rc[k - 1]]
                 d = wrap(prev[j - 1][k - 1] + xbc)
-                m = max(wrap(d + wrap(xac - 3 * w)), prev[j - 1][k])
-                m = max(wrap(m + xab), 0)
-                m = max(wrap(prev[j][k - 1] + xac), m)
-                m = max(wrap(cur[j - 1][k - 1] + xbc), m)
-                cur[j][k] = max(wrap(max(prev[j][k], cur[j - 1][k], cur[j][k - 1]) + w), m)
+                m = max(wrap(d + wrap(xac - w)), prev[j - 1][k])
+                low = max(wrap(prev[j][k - 1] + xac), prev[j][k])
+                m = max(wrap(m + xab), low)
+                y = max(wrap(cur[j - 1][k - 1] + xbc), m, cur[j - 1][k], cur[j][k - 1])
+                cur[j][k] = max(wrap(y + w), 0)
                 best = max(best, cur[j][k])
         prev = cur
     return best

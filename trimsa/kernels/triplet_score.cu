@@ -113,7 +113,8 @@ triplet_score(const unsigned char* __restrict__ codes,
     // two residues and a gap read their whole column score from the table:
     //   global and semiglobal: -2*gap, the column scores of the shifted
     //            H' = H - 2*gap*(i + j + k), in which a residue against two gaps scores 0;
-    //   local:   +2*gap, one residue pair plus the other residue's 2 gaps.
+    //   local:   0, the substitution score itself (the tile holds 2*gap back
+    //            until a cell's last operation).
     // Rows have 64 entries, so the byte offset of entry [y][x] is
     // y * 256 + 4 * x: one byte permute builds it from a residue byte 4 * x
     // (bres / cres) and y in byte 1 of another word (see the lookups).
@@ -122,7 +123,11 @@ triplet_score(const unsigned char* __restrict__ codes,
     // per group: the items its first thread fetched, read by the others when they get there
     __shared__ int ring_s[(128 / GS) * RING];
     constexpr bool SHIFT = MODE != 2;   // the sweep is of H' (see the tile)
-    const int XOFF = SHIFT ? -2 * gap : 2 * gap;
+    // the tile updated in place: measured 7-15% faster for local at L >= 128, 2% for
+    // 32-bit global, 2-3% slower for 16-bit global at L <= 64 (session 7,
+    // eval/results/kernels-H100-2026-11-22-s7-ab.md), which keeps a second tile
+    constexpr bool INPLACE = !(SHIFT && A::NH == 2);
+    const int XOFF = SHIFT ? -2 * gap : 0;
     for (int x = threadIdx.x; x < KP * KP; x += blockDim.x) {
         subN_s[(x / KP) * 64 + x % KP] = subtab[x] + XOFF;
         subT_s[(x / KP) * 64 + x % KP] = subtab[KP * KP + x] + XOFF;
@@ -146,7 +151,6 @@ triplet_score(const unsigned char* __restrict__ codes,
     unsigned int* kface = jface + 2LL * nlmax * kwidth;
 
     const T g2 = A::splat(2 * gap);
-    const T mg6 = A::splat(-6 * gap);
     const T mg2 = A::splat(-2 * gap);
     const T init = A::splat(MODE == 0 ? neg : 0);
     const T zero = A::splat(0);
@@ -506,7 +510,7 @@ triplet_score(const unsigned char* __restrict__ codes,
                 }
             }
             // -- scores of this layer's residue of A against the tile --
-            // sab + XOFF; sac + XOFF; local also sac - 4g (sacm)
+            // sab + XOFF; sac + XOFF; local also sac - 2g (sacm)
             T sab2g[TJ], sacm[TK], sac2g[TK];
             if (PROF) {
                 // the profile's rows and columns at this layer's letters: vector loads of
@@ -528,7 +532,7 @@ triplet_score(const unsigned char* __restrict__ codes,
                 for (int c = 0; c < TK; ++c) {
                     sac2g[c] = (NH == 2) ? (T)__byte_perm(wc[0][c / 2], wc[NH - 1][c / 2], (c & 1) ? 0x7632 : 0x5410)
                                          : (T)wc[0][c];
-                    if (!SHIFT) sacm[c] = A::add(sac2g[c], mg6);
+                    if (!SHIFT) sacm[c] = A::add(sac2g[c], mg2);
                 }
             } else {
 
@@ -552,7 +556,7 @@ triplet_score(const unsigned char* __restrict__ codes,
                     for (int h = 0; h < NH; ++h)
                         v[h] = *(const int*)(subT + __byte_perm(cres[c], ac[h], 0x7650 + h));
                     sac2g[c] = A::pack(v);
-                    if (!SHIFT) sacm[c] = A::add(sac2g[c], mg6);
+                    if (!SHIFT) sacm[c] = A::add(sac2g[c], mg2);
                 }
             }
             if (MODE == 0) {
@@ -574,42 +578,65 @@ triplet_score(const unsigned char* __restrict__ codes,
                 }
             }
             // -- the tile --
+            // In place (INPLACE): first the terms of the previous layer, from the
+            // bottom-right corner (a cell's neighbours below and right read it before
+            // it is overwritten), then this layer's wavefront from the top-left corner;
+            // no layer is copied. Else into a second tile Hn, copied back below. Global
+            // and semiglobal sweep H' = H - 2g(i+j+k), where the single-residue moves
+            // add 0; local sweeps H, with 2g held back until a cell's last operation:
+            //   M  = max(max(dg_p + x_bc + x_ac [- 2g], up_p) + x_ab, lf_p + x_ac, Hp)
+            //   H' = max3(max(dg_c + x_bc, M), up_c, lf_c)       (local: max(that + 2g, 0))
+            // 6 operations (local 7): x_ab factors out of the two moves that take the
+            // residues of A and B, max(dg + x_bc + x_ac, up) + x_ab.
             T Hn[TJ][TK];
+            if constexpr (INPLACE) {
 #pragma unroll
-            for (int r = 0; r < TJ; ++r) {
+                for (int rr = 0; rr < TJ; ++rr) {
 #pragma unroll
-                for (int c = 0; c < TK; ++c) {
-                    const T up_p = r ? Hp[r - 1][c] : Tp[c + 1];
-                    const T dg_p = r ? (c ? Hp[r - 1][c - 1] : Lp[r - 1]) : Tp[c];
-                    const T lf_p = c ? Hp[r][c - 1] : Lp[r];
-                    const T up_c = r ? Hn[r - 1][c] : Tc[c + 1];
-                    const T dg_c = r ? (c ? Hn[r - 1][c - 1] : Lc[r - 1]) : Tc[c];
-                    const T lf_c = c ? Hn[r][c - 1] : Lc[r];
-                    if (SHIFT) {
-                        // H' = H - 2g(i+j+k): the single-residue moves add 0, so the
-                        // terms of the previous layer come first and the two cells
-                        // of this layer's wavefront last (one max3 per anti-diagonal)
-                        // 6 operations: x_ab factors out of the two moves that take the
-                        // residues of A and B, max(dg + x_bc + x_ac, up) + x_ab
+                    for (int cc = 0; cc < TK; ++cc) {
+                        // (loops counting down put the tile in local memory)
+                        const int r = TJ - 1 - rr, c = TK - 1 - cc;
+                        const T up_p = r ? Hp[r - 1][c] : Tp[c + 1];
+                        const T dg_p = r ? (c ? Hp[r - 1][c - 1] : Lp[r - 1]) : Tp[c];
+                        const T lf_p = c ? Hp[r][c - 1] : Lp[r];
+                        const T d = A::add(dg_p, sbc2g[r][c]);
+                        const T l = A::addmax(lf_p, sac2g[c], Hp[r][c]);
+                        const T m = A::addmax(d, SHIFT ? sac2g[c] : sacm[c], up_p);
+                        Hp[r][c] = A::addmax(m, sab2g[r], l);
+                    }
+                }
+#pragma unroll
+                for (int r = 0; r < TJ; ++r) {
+#pragma unroll
+                    for (int c = 0; c < TK; ++c) {
+                        const T up_c = r ? Hp[r - 1][c] : Tc[c + 1];
+                        const T dg_c = r ? (c ? Hp[r - 1][c - 1] : Lc[r - 1]) : Tc[c];
+                        const T lf_c = c ? Hp[r][c - 1] : Lc[r];
+                        const T y = A::max3(A::addmax(dg_c, sbc2g[r][c], Hp[r][c]), up_c, lf_c);
+                        Hp[r][c] = SHIFT ? y : A::addmax(y, g2, zero);
+                    }
+                }
+            } else {
+#pragma unroll
+                for (int r = 0; r < TJ; ++r) {
+#pragma unroll
+                    for (int c = 0; c < TK; ++c) {
+                        const T up_p = r ? Hp[r - 1][c] : Tp[c + 1];
+                        const T dg_p = r ? (c ? Hp[r - 1][c - 1] : Lp[r - 1]) : Tp[c];
+                        const T lf_p = c ? Hp[r][c - 1] : Lp[r];
+                        const T up_c = r ? Hn[r - 1][c] : Tc[c + 1];
+                        const T dg_c = r ? (c ? Hn[r - 1][c - 1] : Lc[r - 1]) : Tc[c];
+                        const T lf_c = c ? Hn[r][c - 1] : Lc[r];
                         const T d = A::add(dg_p, sbc2g[r][c]);
                         const T l = A::addmax(lf_p, sac2g[c], Hp[r][c]);
                         T m = A::addmax(d, sac2g[c], up_p);
                         m = A::addmax(m, sab2g[r], l);
                         m = A::addmax(dg_c, sbc2g[r][c], m);
                         Hn[r][c] = A::max3(m, up_c, lf_c);
-                    } else {
-                        // local: H itself, floored at 0; 7 operations, x_ab factored out
-                        // as above (sacm = x_ac - 6g, so d + sacm + x_ab = dg + s3)
-                        const T d = A::add(dg_p, sbc2g[r][c]);
-                        T m = A::addmax(d, sacm[c], up_p);
-                        m = A::addmax(m, sab2g[r], zero);
-                        m = A::addmax(lf_p, sac2g[c], m);
-                        m = A::addmax(dg_c, sbc2g[r][c], m);
-                        const T y = A::max3(Hp[r][c], up_c, lf_c);
-                        Hn[r][c] = A::addmax(y, g2, m);
                     }
                 }
             }
+#define TRIMSA_NEW(r, c) (INPLACE ? Hp[r][c] : Hn[r][c])   // the tile's new layer
 
             // -- read the score --
             if (MODE == 0) {
@@ -625,7 +652,7 @@ triplet_score(const unsigned char* __restrict__ codes,
         if (R < TJ) {                                                                   \
             v = A::min(Lc[R < TJ ? R : 0], A::mask(h, uc == -1));                       \
             _Pragma("unroll") for (int c = 0; c < TK; ++c)                              \
-                v = A::max(v, A::min(Hn[R < TJ ? R : 0][c], A::mask(h, uc == c)));      \
+                v = A::max(v, A::min(TRIMSA_NEW(R < TJ ? R : 0, c), A::mask(h, uc == c)));      \
         }                                                                               \
         break;
                         switch (rr[h]) {
@@ -669,24 +696,24 @@ triplet_score(const unsigned char* __restrict__ codes,
                 }
                 const T keep = A::pack(kv);
                 if (p == P - 1 && J == nJ - 1) {
-                    T t = Hn[TJ - 1][TK - 1];
+                    T t = TRIMSA_NEW(TJ - 1, TK - 1);
 #pragma unroll
-                    for (int c = TK - 2; c >= 0; --c) t = A::addmax(t, g2, Hn[TJ - 1][c]);
+                    for (int c = TK - 2; c >= 0; --c) t = A::addmax(t, g2, TRIMSA_NEW(TJ - 1, c));
                     best = A::max(best, A::min(A::add(t, g2pack([&](int h) { return i + lb[h] + k0 + 1; })), keep));
                 }
                 if (q == Q - 1 && Kr == nK - 1) {
-                    T t = Hn[TJ - 1][TK - 1];
+                    T t = TRIMSA_NEW(TJ - 1, TK - 1);
 #pragma unroll
-                    for (int r = TJ - 2; r >= 0; --r) t = A::addmax(t, g2, Hn[r][TK - 1]);
+                    for (int r = TJ - 2; r >= 0; --r) t = A::addmax(t, g2, TRIMSA_NEW(r, TK - 1));
                     best = A::max(best, A::min(A::add(t, g2pack([&](int h) { return i + u0 + 1 + lc[h]; })), keep));
                 }
                 if (last) {
                     T tl = A::splat(0);
 #pragma unroll
                     for (int r = TJ - 1; r >= 0; --r) {
-                        T t = Hn[r][TK - 1];
+                        T t = TRIMSA_NEW(r, TK - 1);
 #pragma unroll
-                        for (int c = TK - 2; c >= 0; --c) t = A::addmax(t, g2, Hn[r][c]);
+                        for (int c = TK - 2; c >= 0; --c) t = A::addmax(t, g2, TRIMSA_NEW(r, c));
                         tl = (r == TJ - 1) ? t : A::addmax(tl, g2, t);
                     }
                     best = A::max(best, A::min(A::add(tl, g2pack([&](int h) { return la[h] + u0 + k0 + 2; })), A::pack(kl)));
@@ -696,8 +723,8 @@ triplet_score(const unsigned char* __restrict__ codes,
                 for (int r = 0; r < TJ; ++r) {
                     int c = 0;
 #pragma unroll
-                    for (; c + 1 < TK; c += 2) best = A::max3(best, Hn[r][c], Hn[r][c + 1]);
-                    if (TK & 1) best = A::max(best, Hn[r][TK - 1]);
+                    for (; c + 1 < TK; c += 2) best = A::max3(best, TRIMSA_NEW(r, c), TRIMSA_NEW(r, c + 1));
+                    if (TK & 1) best = A::max(best, TRIMSA_NEW(r, TK - 1));
                 }
             }
 
@@ -706,14 +733,14 @@ triplet_score(const unsigned char* __restrict__ codes,
                 unsigned int* f = jface + (unsigned)((((J + 1) & 1) * nlmax + li) * kwidth + (k0 - jbase) + 1);
                 if (q == 0 && Kr == 0) __stcg(f - 1, (unsigned int)Lc[TJ - 1]);
 #pragma unroll
-                for (int c = 0; c < TK; ++c) __stcg(f + c, (unsigned int)Hn[TJ - 1][c]);
+                for (int c = 0; c < TK; ++c) __stcg(f + c, (unsigned int)TRIMSA_NEW(TJ - 1, c));
             }
             if (q == Q - 1 && Kr + 1 < nK) {
                 unsigned int* f = kface + (unsigned)((((Kr + 1) & 1) * nlmax + li) * KW2 + p * TJ);
                 if (split) f = kface_g + koff + ((long long)(Kr * nJ + J) * (maxla - I0 + 1) + li) * KW2 + p * TJ;
                 if (p == 0) __stcg(f, (unsigned int)Tc[TK]);
 #pragma unroll
-                for (int r = 0; r < TJ; ++r) __stcg(f + 1 + r, (unsigned int)Hn[r][TK - 1]);
+                for (int r = 0; r < TJ; ++r) __stcg(f + 1 + r, (unsigned int)TRIMSA_NEW(r, TK - 1));
                 if (split && ((li & 7) == 7 || i == maxla)) {
                     // publish every 8 layers: a fence per layer would dominate
                     __threadfence();
@@ -722,11 +749,12 @@ triplet_score(const unsigned char* __restrict__ codes,
             }
 
             // -- shift the layer (the staged kernels shift the halos below) --
+#undef TRIMSA_NEW
 #pragma unroll
             for (int r = 0; r < TJ; ++r) {
                 if (!STAGE) Lp[r] = Lc[r];
 #pragma unroll
-                for (int c = 0; c < TK; ++c) Hp[r][c] = Hn[r][c];
+                for (int c = 0; c < TK && !INPLACE; ++c) Hp[r][c] = Hn[r][c];
             }
 #pragma unroll
             for (int c = 0; c <= TK && !STAGE; ++c) Tp[c] = Tc[c];

@@ -155,15 +155,21 @@ def global_bound(table: np.ndarray, gap: int) -> tuple[int, int]:
     """
     ext = extended_tables(table, gap).astype(np.int64) - 2 * int(gap)
     x2 = int(np.abs(ext).max())
-    x3 = 0
-    for t1 in ext:
-        for t2 in ext:
-            s12 = t1[:, :, None] + t2[:, None, :]          # x[a, b] + x[a, c]
-            for t3 in ext:
-                x3 = max(x3, int(np.abs(s12 + t3[None, :, :]).max()))
+    x3 = _triple_sums(ext)
     pair = _pair_sums(ext)
     mi = max(-(-x3 // 3), -(-x2 // 2), 1)
     return mi, max(x3, pair, x2, 1)
+
+
+def _triple_sums(x: np.ndarray, shift: int = 0) -> int:
+    """Largest ``|x[a, b] + x[a, c] + x[b, c] + shift|`` over the orientations in ``x``."""
+    out = 0
+    for t1 in x:
+        for t2 in x:
+            s12 = t1[:, :, None] + t2[:, None, :]          # x[a, b] + x[a, c]
+            for t3 in x:
+                out = max(out, int(np.abs(s12 + t3[None, :, :] + shift).max()))
+    return out
 
 
 def _pair_sums(x: np.ndarray, shift: int = 0) -> int:
@@ -182,14 +188,18 @@ def _pair_sums(x: np.ndarray, shift: int = 0) -> int:
 def local_bound(table: np.ndarray, gap: int) -> tuple[int, int]:
     """``(MI, MC)`` of local mode, which sweeps ``H`` itself (``0 <= H``).
 
-    ``MI`` is :func:`column_bound`'s ``M``. The kernel adds ``x_bc`` and then
-    ``x_ac - 6*gap`` to a cell before ``x_ab`` (``x = sub + 2*gap``), so ``MC``
-    also covers ``|x_bc + x_ac - 6*gap|``: two entries that share a residue,
-    both orientations, the padding residue included.
+    ``MI`` is :func:`column_bound`'s ``M``. The kernel's tables hold ``x = sub``
+    (no shift) and it keeps ``2*gap`` back until a cell's last operation: it
+    adds ``x_bc``, then ``x_ac - 2*gap``, then ``x_ab`` to one cell, and ``x_ac``
+    or ``x_bc`` alone to others. So ``MC`` also covers ``|x|``,
+    ``|x_bc + x_ac - 2*gap|`` (two entries that share a residue) and
+    ``|x_ab + x_ac + x_bc - 2*gap|``, both orientations, the padding residue
+    included.
     """
     m = column_bound(table, gap)
-    x = extended_tables(table, gap).astype(np.int64) + 2 * int(gap)
-    return m, max(m, _pair_sums(x, -6 * int(gap)))
+    x = extended_tables(table, gap).astype(np.int64)
+    w = -2 * int(gap)
+    return m, max(m, int(np.abs(x).max()), _pair_sums(x, w), _triple_sums(x, w))
 
 
 def bound(table: np.ndarray, gap: int, mode: int) -> tuple[int, int]:
