@@ -589,6 +589,14 @@ triplet_score(const unsigned char* __restrict__ codes,
             // 6 operations (local 7): x_ab factors out of the two moves that take the
             // residues of A and B, max(dg + x_bc + x_ac, up) + x_ab.
             T Hn[TJ][TK];
+            // the neighbours up, up-left and left of cell (r, c) in tile H, whose halos
+            // are the row `top` (from column -1) and the column `left`
+            auto around = [&](const T (&H)[TJ][TK], const T (&top)[TK + 1], const T (&left)[TJ],
+                              int r, int c, T& up, T& dg, T& lf) {
+                up = r ? H[r - 1][c] : top[c + 1];
+                dg = r ? (c ? H[r - 1][c - 1] : left[r - 1]) : top[c];
+                lf = c ? H[r][c - 1] : left[r];
+            };
             if constexpr (INPLACE) {
 #pragma unroll
                 for (int rr = 0; rr < TJ; ++rr) {
@@ -596,9 +604,8 @@ triplet_score(const unsigned char* __restrict__ codes,
                     for (int cc = 0; cc < TK; ++cc) {
                         // (loops counting down put the tile in local memory)
                         const int r = TJ - 1 - rr, c = TK - 1 - cc;
-                        const T up_p = r ? Hp[r - 1][c] : Tp[c + 1];
-                        const T dg_p = r ? (c ? Hp[r - 1][c - 1] : Lp[r - 1]) : Tp[c];
-                        const T lf_p = c ? Hp[r][c - 1] : Lp[r];
+                        T up_p, dg_p, lf_p;
+                        around(Hp, Tp, Lp, r, c, up_p, dg_p, lf_p);
                         const T d = A::add(dg_p, sbc2g[r][c]);
                         const T l = A::addmax(lf_p, sac2g[c], Hp[r][c]);
                         const T m = A::addmax(d, SHIFT ? sac2g[c] : sacm[c], up_p);
@@ -609,9 +616,8 @@ triplet_score(const unsigned char* __restrict__ codes,
                 for (int r = 0; r < TJ; ++r) {
 #pragma unroll
                     for (int c = 0; c < TK; ++c) {
-                        const T up_c = r ? Hp[r - 1][c] : Tc[c + 1];
-                        const T dg_c = r ? (c ? Hp[r - 1][c - 1] : Lc[r - 1]) : Tc[c];
-                        const T lf_c = c ? Hp[r][c - 1] : Lc[r];
+                        T up_c, dg_c, lf_c;
+                        around(Hp, Tc, Lc, r, c, up_c, dg_c, lf_c);
                         const T y = A::max3(A::addmax(dg_c, sbc2g[r][c], Hp[r][c]), up_c, lf_c);
                         Hp[r][c] = SHIFT ? y : A::addmax(y, g2, zero);
                     }
@@ -621,12 +627,9 @@ triplet_score(const unsigned char* __restrict__ codes,
                 for (int r = 0; r < TJ; ++r) {
 #pragma unroll
                     for (int c = 0; c < TK; ++c) {
-                        const T up_p = r ? Hp[r - 1][c] : Tp[c + 1];
-                        const T dg_p = r ? (c ? Hp[r - 1][c - 1] : Lp[r - 1]) : Tp[c];
-                        const T lf_p = c ? Hp[r][c - 1] : Lp[r];
-                        const T up_c = r ? Hn[r - 1][c] : Tc[c + 1];
-                        const T dg_c = r ? (c ? Hn[r - 1][c - 1] : Lc[r - 1]) : Tc[c];
-                        const T lf_c = c ? Hn[r][c - 1] : Lc[r];
+                        T up_p, dg_p, lf_p, up_c, dg_c, lf_c;
+                        around(Hp, Tp, Lp, r, c, up_p, dg_p, lf_p);
+                        around(Hn, Tc, Lc, r, c, up_c, dg_c, lf_c);
                         const T d = A::add(dg_p, sbc2g[r][c]);
                         const T l = A::addmax(lf_p, sac2g[c], Hp[r][c]);
                         T m = A::addmax(d, sac2g[c], up_p);
