@@ -123,7 +123,7 @@ triplet_score(const unsigned char* __restrict__ codes,
     // per group: the items its first thread fetched, read by the others when they get there
     __shared__ int ring_s[(128 / GS) * RING];
     constexpr bool SHIFT = MODE != 2;   // the sweep is of H' (see the tile)
-    // the tile updated in place: measured 7-15% faster for local at L >= 128, 2% for
+    // the tile updated in place: measured 7-15% faster for local at L >= 128, 1-3% for
     // 32-bit global, 2-3% slower for 16-bit global at L <= 64 (session 7,
     // eval/results/kernels-H100-2026-11-22-s7-ab.md), which keeps a second tile
     constexpr bool INPLACE = !(SHIFT && A::NH == 2);
