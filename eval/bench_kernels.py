@@ -6,7 +6,8 @@ One command::
 
 1. Correctness: random DNA and protein (BLOSUM62) batches of mixed lengths
    (1..300 and a few long ones), every mode, both precisions, plus scores
-   built to overflow 16 bits: GPU scores must equal ``_cpu.score_batch``.
+   built to overflow 16 bits and a table with negative shifted scores (16 bits
+   without the IMAD update, ``S16x2``): GPU scores must equal ``_cpu.score_batch``.
    Any mismatch stops the run with status 1.
 2. Throughput: TCUPS (cells / kernel seconds / 1e12, cells = la*lb*lc) per
    length 8..1024 x mode x precision, for large batches of equal-length
@@ -66,6 +67,10 @@ def check(rng, quick, log):
     cases.append(("dna overflow16 (match 40, gap -50)", random_set(rng, lens, dna), big, 60))
     lens = rng.integers(1, 40, size=40)
     cases.append(("dna short 1..40", random_set(rng, lens, dna), Scoring.dna(2, -1, -2), 3000))
+    # mismatch < 2 * gap: shifted scores below 0, so 16 bits without the IMAD update (S16x2)
+    lens = np.concatenate([rng.integers(1, 70, size=30), rng.integers(100, 300, size=6)])
+    cases.append(("dna mismatch < 2 gap (S16x2)", random_set(rng, lens, dna), Scoring.dna(3, -9, -2),
+                  800 if quick else 2000))
     bad = 0
     rows = []
     for name, seqs, sc, T in cases:
@@ -76,7 +81,7 @@ def check(rng, quick, log):
                 st = {}
                 got = _gpu.score_triplets(seqs, trip, mi, sc, precision=prec, stats=st)
                 wrong = int((got != ref).sum())
-                used = sorted({(ln["bits"], "split" if ln["split"] else "stream")
+                used = sorted({(ln["bits"], "split" if ln["split"] else "stream", "imad" if ln.get("imad") else "")
                                for ln in st.get("launches", [])})
                 rows.append((name, mode, prec, T, wrong, used))
                 if wrong:
@@ -85,7 +90,7 @@ def check(rng, quick, log):
                     for t in w:
                         log(f"  MISMATCH {name} {mode} {prec} t={t} trip={trip[t].tolist()} "
                             f"lens={seqs.lengths[trip[t]].tolist()} gpu={got[t]} cpu={ref[t]}")
-    log("| case | mode | precision | triplets | wrong | launches (bits, kind) |")
+    log("| case | mode | precision | triplets | wrong | launches (bits, kind, 16-bit IMAD update) |")
     log("|---|---|---|---:|---:|---|")
     for r in rows:
         log(f"| {r[0]} | {r[1]} | {r[2]} | {r[3]} | {r[4]} | {r[5]} |")
@@ -136,7 +141,7 @@ def throughput(rng, lengths, modes, precs, log, budget_cells):
                 log(f"L={L:5d} {mode:10s} {prec:5s} T={T:8d} {t * 1e3:9.3f} ms "
                     f"{cells / t / 1e12:6.3f} TCUPS regs={info['regs']} local={info['local_bytes']} "
                     f"group={info['shape']} bits={info['bits']} stage={int(info.get('stage', 0))} "
-                    f"profile={int(info.get('profile', 0))}")
+                    f"profile={int(info.get('profile', 0))} imad={int(info.get('imad', 0))}")
     return out
 
 

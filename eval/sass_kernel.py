@@ -118,7 +118,7 @@ def report(arith, config, mode, info, sass, top: int) -> None:
           f"spill stores/loads {spill.group(1) if spill else '?'}/{spill.group(2) if spill else '?'} "
           f"bytes; main loop {len(loop)} instructions in {len(bl)} blocks")
     print(f"tile block: {len(tile)} instructions = {len(tile) / lanes:.2f} per lane-cell "
-          f"({'2 cells' if arith == 'S16x2' else '1 cell'} per lane)")
+          f"({'2 cells' if arith.startswith('S16x2') else '1 cell'} per lane)")
     print("\n| block | instructions | most frequent opcodes |\n|---|---|---|")
     for b in sorted(bl, key=len, reverse=True)[:top]:
         ops = collections.Counter(opcode(t) for _a, t in b)
@@ -129,7 +129,7 @@ def report(arith, config, mode, info, sass, top: int) -> None:
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--arith", default="S16x2,I32")
+    ap.add_argument("--arith", default="S16x2,I32", help="comma list of I32, S16x2, S16x2N")
     ap.add_argument("--config", default="8,8,4,8", help="TJ,TK,P,Q (default 8,8,4,8)")
     ap.add_argument("--modes", default="0,1")
     ap.add_argument("--arch", default="sm_90")

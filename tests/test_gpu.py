@@ -283,6 +283,31 @@ def test_gpu_semiglobal_far_faces_with_padding(scores, prec):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("scores, imad", [((2, -1, -2), True), ((3, -9, -2), False)])
+@pytest.mark.parametrize("mode", MODES)
+def test_gpu_16_bit_kernels_with_and_without_the_imad_update(mode, scores, imad):
+    # short items (planes of one region: staged launches, with and without the profile),
+    # then longer ones (unstaged, several regions, some split); the IMAD update (S16x2N)
+    # is taken for staged semiglobal launches, and only where every shifted score is >= 0
+    _gpu = _gpu_or_skip()
+    rng = np.random.default_rng()
+    sc = Scoring.dna(*scores)
+    lens = np.concatenate([rng.integers(1, 33, size=40), rng.integers(33, 260, size=10), [32, 17]])
+    seqs = random_set(rng, lens, _alphabet.get("dna"))
+    short = np.flatnonzero(lens <= 32)
+    for trip, staged in ((short[rng.integers(0, short.size, size=(1500, 3))], True),
+                         (rng.integers(0, len(seqs), size=(300, 3)), None)):
+        st_ = {}
+        got = _gpu.score_triplets(seqs, trip, mode, sc, precision="int16", stats=st_)
+        assert np.array_equal(got, cpu_scores(seqs, trip, mode, sc))
+        l16 = [ln for ln in st_["launches"] if ln["bits"] == 16]
+        grouped = [ln["stage"] and ln["shape"][2] * ln["shape"][3] > 1 for ln in l16]
+        assert l16 and [ln["imad"] for ln in l16] == [imad and mode == 1 and g for g in grouped]
+        if staged:
+            assert all(ln["stage"] for ln in l16) and any(grouped)
+
+
+@pytest.mark.gpu
 @pytest.mark.parametrize("mode", MODES)
 def test_gpu_overflow_routes_to_32_bits(mode):
     _gpu = _gpu_or_skip()
@@ -397,23 +422,50 @@ def test_16_bit_rule_exact_when_it_fits(seed):
         assert _global_sweep(a, b, c, ext, sc.gap, rows, cols, _wrap16) == exact
 
 
-def _shifted_cell(prev, cur, j, k, x, za, yb, zc, wrap):
-    """The kernel's update of one inner cell of ``H'``, operation by operation (in its order)."""
+class _Imad16:
+    """The low half of a 32-bit IMAD ``v + x`` on two packed 16-bit values (``S16x2N``).
+
+    Returns the half's wrapped sum, and counts the additions whose low half
+    carries into the high one (a carry would change the other triplet's value).
+    """
+
+    def __init__(self):
+        self.carries = 0
+
+    def __call__(self, v, x):
+        if (v & 0xFFFF) + (x & 0xFFFF) > 0xFFFF:
+            self.carries += 1
+        return _wrap16(v + x)
+
+
+def _shifted_cell(prev, cur, j, k, x, za, yb, zc, wrap, imad=None):
+    """The kernel's update of one inner cell of ``H'``, operation by operation (in its order).
+
+    ``imad``: the IMAD update of the ``S16x2N`` and 32-bit kernels (``BAL``), which
+    adds ``x_ac`` and ``x_ab`` through ``imad``: ``dg + x_ac`` (shared with the cell
+    below), ``lf + x_ac``, ``max(dg + x_ac + x_bc, up) + x_ab``.
+    """
     xab, xac, xbc = x[za, yb], x[za, zc], x[yb, zc]
-    d = wrap(prev[j - 1][k - 1] + xbc)
-    lf = max(wrap(prev[j][k - 1] + xac), prev[j][k])
-    m = max(wrap(d + xac), prev[j - 1][k])
-    m = max(wrap(m + xab), lf)
+    if imad is None:
+        d = wrap(prev[j - 1][k - 1] + xbc)
+        lf = max(wrap(prev[j][k - 1] + xac), prev[j][k])
+        m = max(wrap(d + xac), prev[j - 1][k])
+        m = max(wrap(m + xab), lf)
+    else:
+        d = imad(prev[j - 1][k - 1], xac)
+        lf = imad(prev[j][k - 1], xac)
+        m = max(wrap(d + xbc), prev[j - 1][k])
+        m = max(imad(m, xab), lf, prev[j][k])
     m = max(wrap(cur[j - 1][k - 1] + xbc), m)
     return max(m, cur[j - 1][k], cur[j][k - 1])
 
 
-def _global_sweep_shifted(a, b, c, ext, gap, rows, cols, wrap):
+def _global_sweep_shifted(a, b, c, ext, gap, rows, cols, wrap, imad=None):
     """The global kernel's sweep of ``H' = H - 2*gap*(i+j+k)``, operation by operation.
 
     The same padded plane as :func:`_global_sweep`; every addition goes
-    through ``wrap``, in the kernel's order (``H' + x_bc``, then ``+ x_ac``, then ``+ x_ab``).
-    Returns ``H(la, lb, lc)``.
+    through ``wrap``, in the kernel's order (``H' + x_bc``, then ``+ x_ac``, then ``+ x_ab``;
+    with ``imad``, the IMAD update of :func:`_shifted_cell`). Returns ``H(la, lb, lc)``.
     """
     neg = plan.neg_sentinel(plan.global_bound(ext[:-1, :-1], gap), 16)
     x = ext.astype(np.int64) - 2 * gap           # a symmetric table: one orientation
@@ -434,7 +486,7 @@ def _global_sweep_shifted(a, b, c, ext, gap, rows, cols, wrap):
                 elif k == 0:
                     cur[j][0] = max(wrap(prev[j - 1][0] + x[z, rb[j - 1]]), prev[j][0], cur[j - 1][0])
                 else:
-                    cur[j][k] = _shifted_cell(prev, cur, j, k, x, z, rb[j - 1], rc[k - 1], wrap)
+                    cur[j][k] = _shifted_cell(prev, cur, j, k, x, z, rb[j - 1], rc[k - 1], wrap, imad)
         prev = cur
     return prev[lb][lc] + 2 * gap * (la + lb + lc)
 
@@ -485,6 +537,44 @@ def test_shifted_global_sweep_is_exact_and_16_bit_exact_when_it_fits(seed):
     assert _global_sweep_shifted(a, b, c, ext, sc.gap, rows, cols, lambda v: v) == exact
     if plan.fits(len(a) + 1, rows, cols, plan.bound(sc.table, sc.gap, 0)):
         assert _global_sweep_shifted(a, b, c, ext, sc.gap, rows, cols, _wrap16) == exact
+        _assert_imad_exact(lambda imad: _global_sweep_shifted(a, b, c, ext, sc.gap, rows, cols, _wrap16,
+                                                              imad=imad), sc, 0, exact)
+
+
+def _assert_imad_exact(sweep, sc, mode, exact):
+    """Where :func:`plan.imad_ok` takes the table, the IMAD update (``S16x2N``) in 16 bits
+    gives the exact score and never carries from the low half into the high one."""
+    if plan.imad_ok(plan.extended_tables(sc.table, sc.gap, mode), sc.gap, mode):
+        imad = _Imad16()
+        assert sweep(imad) == exact
+        assert imad.carries == 0
+
+
+@pytest.mark.parametrize("scores, ok", [((1, -1, -3), True), ((2, -1, -2), True), ((5, -4, -2), True),
+                                        ((5, -4, -1), False), ((1, -9, -1), False), ((1, -1, 2), False)])
+def test_imad_ok_is_every_shifted_score_nonnegative(scores, ok):
+    sc = Scoring.dna(*scores)
+    for mode in (0, 1):
+        tabs = plan.extended_tables(sc.table, sc.gap, mode)
+        x = tabs.astype(np.int64) - 2 * sc.gap
+        assert plan.imad_ok(tabs, sc.gap, mode) == ok == bool((x >= 0).all())
+    assert not plan.imad_ok(plan.extended_tables(sc.table, sc.gap, 2), sc.gap, 2)
+    # BLOSUM62 (lowest -4) with gap -4 or worse: every x = sub - 2 gap >= 0
+    prot = Scoring.protein("BLOSUM62")
+    assert plan.imad_ok(plan.extended_tables(prot.table, -4, 0), -4, 0)
+    assert not plan.imad_ok(plan.extended_tables(prot.table, -1, 0), -1, 0)
+
+
+def test_imad_update_carries_with_a_negative_score():
+    # the rule is needed: with x_mismatch = -9 - 2 * (-1) < 0, small values of H' cross
+    # zero under the IMAD update, and the low half carries into the high one
+    sc = Scoring.dna(1, -9, -1)
+    ext = plan.extended_tables(sc.table, sc.gap)[0]
+    a, b, c = [0, 1, 2, 3], [1, 2, 3, 0], [2, 3, 0, 1]
+    exact = _global_sweep(a, b, c, ext, sc.gap, 4, 4, lambda v: v)
+    imad = _Imad16()
+    assert _global_sweep_shifted(a, b, c, ext, sc.gap, 4, 4, _wrap16, imad=imad) == exact
+    assert imad.carries > 0 and not plan.imad_ok(plan.extended_tables(sc.table, sc.gap), sc.gap, 0)
 
 
 def test_shifted_16_bit_rule_rejects_a_real_overflow():
@@ -514,7 +604,7 @@ def _random_sweep_case(seed, mode):
     return rng, sc, a, b, c, rows, cols, _one_triplet_cpu(a, b, c, mode, sc)
 
 
-def _semiglobal_sweep_shifted(a, b, c, ext, gap, rows, cols, wrap, tile=8, layers=None):
+def _semiglobal_sweep_shifted(a, b, c, ext, gap, rows, cols, wrap, tile=8, layers=None, imad=None):
     """The semiglobal kernel's sweep of ``H'`` and its Horner folds, operation by operation.
 
     ``ext`` is the semiglobal table (:func:`plan.extended_tables` with mode 1,
@@ -526,7 +616,7 @@ def _semiglobal_sweep_shifted(a, b, c, ext, gap, rows, cols, wrap, tile=8, layer
     j = len(b) and k = len(c)), in segments of ``tile`` cells from the
     segment's end, ``t = max(t + 2g, H'[x])``, then ``t + 2g * (...)`` with
     the face's own index; the layer ``len(a)`` is folded row by row, and
-    layers past it are not folded.
+    layers past it are not folded. ``imad``: the IMAD update (:func:`_shifted_cell`).
     """
     w = 2 * gap
     x = ext.astype(np.int64) - w
@@ -557,7 +647,7 @@ def _semiglobal_sweep_shifted(a, b, c, ext, gap, rows, cols, wrap, tile=8, layer
                 if j == 0 or k == 0:
                     cur[j][k] = -w * (i + min(j, lb) + min(k, lc))
                     continue
-                cur[j][k] = _shifted_cell(prev, cur, j, k, x, z, rb[j - 1], rc[k - 1], wrap)
+                cur[j][k] = _shifted_cell(prev, cur, j, k, x, z, rb[j - 1], rc[k - 1], wrap, imad)
         if i <= la:
             best = max(best, fold(cur[rows][1:], i + lb), fold([cur[j][cols] for j in range(1, rows + 1)], i + lc))
         if i == la:
@@ -577,6 +667,8 @@ def test_shifted_semiglobal_sweep_is_exact_and_16_bit_exact_when_it_fits(seed):
     assert _semiglobal_sweep_shifted(a, b, c, ext, sc.gap, rows, cols, lambda v: v, layers=layers) == exact
     if plan.fits(layers, rows, cols, plan.bound(sc.table, sc.gap, 1)):
         assert _semiglobal_sweep_shifted(a, b, c, ext, sc.gap, rows, cols, _wrap16, layers=layers) == exact
+        _assert_imad_exact(lambda imad: _semiglobal_sweep_shifted(a, b, c, ext, sc.gap, rows, cols, _wrap16,
+                                                                  layers=layers, imad=imad), sc, 1, exact)
 
 
 def test_semiglobal_padding_needs_its_own_score():
@@ -655,10 +747,14 @@ def test_sweeps_exact_at_the_edge_of_the_16_bit_rule(seed, mode):
     if mode == 0:
         exact = _global_sweep(a, b, c, ext, sc.gap, len(b), len(c), lambda v: v)
         assert _global_sweep_shifted(a, b, c, ext, sc.gap, rows, cols, _wrap16) == exact
+        _assert_imad_exact(lambda imad: _global_sweep_shifted(a, b, c, ext, sc.gap, rows, cols, _wrap16,
+                                                              imad=imad), sc, 0, exact)
     elif mode == 1:
         ext = plan.extended_tables(sc.table, sc.gap, 1)[0]
         exact = _semiglobal_sweep_shifted(a, b, c, ext, sc.gap, len(b), len(c), lambda v: v)
         assert _semiglobal_sweep_shifted(a, b, c, ext, sc.gap, rows, cols, _wrap16, layers=nl) == exact
+        _assert_imad_exact(lambda imad: _semiglobal_sweep_shifted(a, b, c, ext, sc.gap, rows, cols, _wrap16,
+                                                                  layers=nl, imad=imad), sc, 1, exact)
     else:
         exact = _local_sweep(a, b, c, ext, sc.gap, len(b), len(c), lambda v: v)
         assert _local_sweep(a, b, c, ext, sc.gap, rows, cols, _wrap16) == exact
@@ -700,7 +796,7 @@ def test_split_plan_columns_and_offsets():
 
 def _stand_in_function(resident_blocks):
     """``_gpu._function`` without a GPU: ``resident_blocks`` blocks of any kernel fit at once."""
-    return lambda config, bits, mode, stage=False, kp=0: (None, resident_blocks)
+    return lambda config, bits, mode, stage=False, kp=0, imad=False: (None, resident_blocks)
 
 
 def _handout_reference(cost, groups):

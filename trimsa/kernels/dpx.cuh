@@ -4,7 +4,8 @@
 // serves both precisions:
 //   I32  - one cell per 32-bit lane;
 //   S16x2 - two independent cells (two triplets) per 32-bit lane, one in
-//           each signed 16-bit half.
+//           each signed 16-bit half;
+//   S16x2N - S16x2 for tables whose addends are all >= 0 (see addf).
 // On Hopper (sm_90) the add-and-max steps use the DPX instructions; other
 // targets use a portable form with the same results. Additions wrap; the
 // launcher only routes a triplet here when no value can leave the range.
@@ -16,12 +17,26 @@
 #define TRIMSA_DPX 0
 #endif
 
+// A 32-bit IMAD (a * one + b; one == 1 at run time, unknown to the compiler): it
+// runs on the FMA pipe, beside the DPX operations on the ALU pipe
+// (eval/results/pipes-H100-2026-11-23.md), and the compiler cannot fuse it into a
+// maximum that reads it (a plain sum becomes VIADDMNMX).
+__device__ __forceinline__ unsigned imad_add(unsigned a, unsigned b, int one) {
+    unsigned d;
+    asm("mad.lo.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(one), "r"(b));
+    return d;
+}
+
 struct I32 {
     typedef int T;
     static constexpr int NH = 1;
+    // addf (below) is an exact addition
+    static constexpr bool IMADD = true;
     // the largest and smallest value of a lane, as ints for pack()
     static constexpr int TOP = 0x7fffffff, BOTTOM = (int)0x80000000;
     __device__ __forceinline__ static T add(T a, T b) { return a + b; }
+    // a + b as an IMAD (imad_add)
+    __device__ __forceinline__ static T addf(T a, T b, int one) { return (T)imad_add(a, b, one); }
     // max(a + b, c)
     __device__ __forceinline__ static T addmax(T a, T b, T c) {
 #if TRIMSA_DPX
@@ -57,6 +72,8 @@ struct I32 {
 struct S16x2 {
     typedef unsigned int T;
     static constexpr int NH = 2;
+    // a 32-bit addition of two packed words is not a lane-wise one in general
+    static constexpr bool IMADD = false;
     static constexpr int TOP = 0x7fff, BOTTOM = -0x8000;
     __device__ __forceinline__ static T add(T a, T b) { return __vadd2(a, b); }
     __device__ __forceinline__ static T addmax(T a, T b, T c) {
@@ -91,4 +108,17 @@ struct S16x2 {
     __device__ __forceinline__ static T mask(int h, bool keep) {
         return (keep ? 0x7fffu : 0x8000u) << (16 * h) | 0x8000u << (16 * (1 - h));
     }
+};
+
+// S16x2 whose addends b of addf are >= 0 in both halves. A 32-bit addition of the
+// packed words a + b is lane-wise exactly when the low half does not carry into the
+// high one: with 0 <= b_lo, that is when a_lo and a_lo + b_lo have the same sign
+// (as 16-bit values; any carry out of the high half leaves the word, as a lane-wise
+// wrap would). The launcher takes this type only for tables whose shifted scores are
+// all >= 0 (_gpu_plan.imad_ok), where the kernel adds them with addf only to values
+// that are >= 0 (real cells of H' in global and semiglobal mode) or derived from the
+// sentinel (< -B, and < 0 after any addition, by the 16-bit rule).
+struct S16x2N : S16x2 {
+    static constexpr bool IMADD = true;
+    __device__ __forceinline__ static T addf(T a, T b, int one) { return imad_add(a, b, one); }
 };

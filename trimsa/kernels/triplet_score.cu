@@ -123,10 +123,24 @@ triplet_score(const unsigned char* __restrict__ codes,
     // per group: the items its first thread fetched, read by the others when they get there
     __shared__ int ring_s[(128 / GS) * RING];
     constexpr bool SHIFT = MODE != 2;   // the sweep is of H' (see the tile)
-    // the tile updated in place: measured 7-15% faster for local at L >= 128, 1-3% for
+    // The IMAD update (global and semiglobal, staged launches; 32 bits, and 16 bits where
+    // every addend is >= 0, A::IMADD): the previous layer's terms
+    //   M = max3(max(dg_p + x_ac + x_bc, up_p) + x_ab, lf_p + x_ac, Hp)
+    // with the additions of x_ac and x_ab as IMADs (A::addf, on the FMA pipe), and
+    // dg_p + x_ac of one cell reused as lf_p + x_ac of the cell above: 2 DPX operations
+    // and 2 IMADs per cell where the plain update issues 4 DPX operations (which share
+    // the ALU pipe with PRMT; eval/results/pipes-H100-2026-11-23.md). Measured (session 9,
+    // eval/results/kernels-H100-2026-11-23-s9-ab.md, same-run A/B): 32 bits +4-6% at
+    // L = 32..64; unstaged launches 2-8% slower (in both widths), so staged only.
+    // (Its condition, SHIFT && A::IMADD && STAGE, is written out where it is used: a local
+    // constexpr for it changed the SASS of every other instantiation.)
+    // The tile updated in place: measured 7-15% faster for local at L >= 128, 1-3% for
     // 32-bit global, 2-3% slower for 16-bit global at L <= 64 (session 7,
-    // eval/results/kernels-H100-2026-11-22-s7-ab.md), which keeps a second tile
-    constexpr bool INPLACE = !(SHIFT && A::NH == 2);
+    // eval/results/kernels-H100-2026-11-22-s7-ab.md), which keeps a second tile. The
+    // 16-bit IMAD update runs in place (session 9: semiglobal +3-5% at L = 32..64 against
+    // the plain update with the second tile; global -4% at L = 32, and with the second
+    // tile no faster, so the launcher takes S16x2N for semiglobal only).
+    constexpr bool INPLACE = !(SHIFT && A::NH == 2) || (SHIFT && A::IMADD && STAGE);
     const int XOFF = SHIFT ? -2 * gap : 0;
     for (int x = threadIdx.x; x < KP * KP; x += blockDim.x) {
         subN_s[(x / KP) * 64 + x % KP] = subtab[x] + XOFF;
@@ -598,6 +612,7 @@ triplet_score(const unsigned char* __restrict__ codes,
                 lf = c ? H[r][c - 1] : left[r];
             };
             if constexpr (INPLACE) {
+                T lrow[TK];   // the IMAD update: dg_p + x_ac of the row below, = lf_p + x_ac of this row
 #pragma unroll
                 for (int rr = 0; rr < TJ; ++rr) {
 #pragma unroll
@@ -606,10 +621,20 @@ triplet_score(const unsigned char* __restrict__ codes,
                         const int r = TJ - 1 - rr, c = TK - 1 - cc;
                         T up_p, dg_p, lf_p;
                         around(Hp, Tp, Lp, r, c, up_p, dg_p, lf_p);
-                        const T d = A::add(dg_p, sbc2g[r][c]);
-                        const T l = A::addmax(lf_p, sac2g[c], Hp[r][c]);
-                        const T m = A::addmax(d, SHIFT ? sac2g[c] : sacm[c], up_p);
-                        Hp[r][c] = A::addmax(m, sab2g[r], l);
+                        if constexpr (SHIFT && A::IMADD && STAGE) {
+                            // the IMAD update (see INPLACE); 1 at run time, but not to the
+                            // compiler, so that A::addf stays an IMAD
+                            const int one = nitems > 0;
+                            const T l = (r == TJ - 1) ? A::addf(lf_p, sac2g[c], one) : lrow[c];
+                            lrow[c] = A::addf(dg_p, sac2g[c], one);
+                            const T m = A::addmax(lrow[c], sbc2g[r][c], up_p);
+                            Hp[r][c] = A::max3(A::addf(m, sab2g[r], one), l, Hp[r][c]);
+                        } else {
+                            const T d = A::add(dg_p, sbc2g[r][c]);
+                            const T l = A::addmax(lf_p, sac2g[c], Hp[r][c]);
+                            const T m = A::addmax(d, SHIFT ? sac2g[c] : sacm[c], up_p);
+                            Hp[r][c] = A::addmax(m, sab2g[r], l);
+                        }
                     }
                 }
 #pragma unroll

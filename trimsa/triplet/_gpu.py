@@ -81,13 +81,16 @@ def require():
 _FUNCTIONS: dict = {}
 
 
-def _function(config: tuple, bits: int, mode: int, stage: bool = False, kp: int = 0):
+def _function(config: tuple, bits: int, mode: int, stage: bool = False, kp: int = 0,
+              imad: bool = False):
     """``(kernel, resident blocks per device)`` of one instantiation on the current device.
 
     ``stage``: the kernel with the staged region setup (groups of more than one
     thread; it takes :func:`~trimsa.triplet._gpu_plan.stage_words` words of
     dynamic shared memory per thread). ``kp`` > 0: the kernel with the
     A-residue profile for ``kp`` letters (:func:`~trimsa.triplet._gpu_plan.profile_bytes`).
+    ``imad``: 16-bit kernels add with 32-bit IMADs (``S16x2N``; only for tables that
+    :func:`~trimsa.triplet._gpu_plan.imad_ok` accepts).
 
     Memoized per device: looking the kernel up and reading the device's
     attributes cost milliseconds, which add up over many small batches.
@@ -98,13 +101,14 @@ def _function(config: tuple, bits: int, mode: int, stage: bool = False, kp: int 
     minb = plan.MIN_BLOCKS.get((config, bits), 1)
     stage = bool(stage) and plan.stage_words(config) > 0
     kp = int(kp) if plan.profile_bytes(config, bits, 1) else 0
-    key = (config, bits, mode, dev, minb, stage, kp)
+    imad = bool(imad) and bits == 16
+    key = (config, bits, mode, dev, minb, stage, kp, imad)
     hit = _FUNCTIONS.get(key)
     if hit is None:
         from ..kernels import module
 
         tj, tk, p, q = config
-        arith = "S16x2" if bits == 16 else "I32"
+        arith = ("S16x2N" if imad else "S16x2") if bits == 16 else "I32"
         expr = (f"triplet_score<{arith}, {tj}, {tk}, {p}, {q}, {mode}, {'true' if stage else 'false'}, "
                 f"{'true' if kp else 'false'}>")
         fn = module(_KERNEL, (expr,), (f"-DTRIMSA_MIN_BLOCKS={minb}",), dev).get_function(expr)
@@ -165,6 +169,7 @@ class _Device:
         if tabs.shape[1] > 32:
             raise OptionError("the GPU kernels handle alphabets of at most 31 letters")
         self.kp = tabs.shape[1]
+        self.imad = plan.imad_ok(tabs, scoring.gap, mode)
         self.tabs = cupy.asarray(tabs.ravel())
 
 
@@ -439,7 +444,12 @@ def _prepare(ln, dev, idx, lens, mode, m, gap, res, split, budget):
     # up to 6% slower at L >= 128; eval/results/kernels-H100-2026-11-22-stage-branch.md)
     layers = lens[items[items >= 0], 0] + (1 if mode == 0 else 0)   # swept per triplet
     stage = sp is None and int(layers.max()) <= STAGE_LAYERS
-    fn, resident = _function(config, ln.bits, mode, stage=stage)
+    # the 16-bit IMAD update (S16x2N) where it measured faster: staged semiglobal launches
+    # (+3..5% at L = 32..64; global gained nothing, unstaged launches lost 2..8%;
+    # eval/results/kernels-H100-2026-11-23-s9-ab.md), for tables that allow it
+    # (the kernel stages, and so takes the IMAD update, only for groups of several threads)
+    imad = bool(dev.imad and stage and plan.stage_words(config) and mode == 1 and ln.bits == 16)
+    fn, resident = _function(config, ln.bits, mode, stage=stage, imad=imad)
     _, _, p, q = config
     # The A-residue profile pays only in 16 bits, for staged launches of groups of at least
     # 16 threads: +1..6% at L = 32..64; it lost up to 12% elsewhere (32 bits, groups of 4
@@ -449,7 +459,7 @@ def _prepare(ln, dev, idx, lens, mode, m, gap, res, split, budget):
     # so planes that need this group do), and it must cost no resident block.
     profile = False
     if ln.bits == 16 and stage and p * q >= 16 and dev.kp <= PROFILE_LETTERS and int(layers.min()) >= p + q - 2:
-        fnp, resp = _function(config, ln.bits, mode, stage=stage, kp=dev.kp)
+        fnp, resp = _function(config, ln.bits, mode, stage=stage, kp=dev.kp, imad=imad)
         if resp >= resident:
             fn, profile = fnp, True
     per_block = (32 // (p * q)) * (_BLOCK // 32)
@@ -473,5 +483,5 @@ def _prepare(ln, dev, idx, lens, mode, m, gap, res, split, budget):
     info = dict(shape=config, bits=ln.bits, items=int(nitems), blocks=int(blocks),
                 regs=int(fn.num_regs), local_bytes=int(fn.local_size_bytes),
                 scratch_words=int(words), split=sp is not None, stage=bool(stage),
-                profile=profile)
+                profile=profile, imad=imad)
     return _Call(fn, blocks, head, sizes, tail, scratch, kwords, nflags, info)

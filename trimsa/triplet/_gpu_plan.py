@@ -84,6 +84,24 @@ def extended_tables(table: np.ndarray, gap: int, mode: int = 0) -> np.ndarray:
     return np.ascontiguousarray(np.stack([ext, ext.T]))
 
 
+def imad_ok(tables: np.ndarray, gap: int, mode: int) -> bool:
+    """Whether the 16-bit kernels of ``mode`` may add with 32-bit IMADs (the kernel's ``S16x2N``).
+
+    ``tables`` are the kernel's tables (:func:`extended_tables` of ``mode``, both
+    orientations). Global and semiglobal mode sweep ``H'`` and add the shifted
+    scores ``x = sub - 2*gap``; one 32-bit addition of two packed 16-bit words is
+    exact in both halves when the low half does not carry, which holds when
+    every ``x`` is ``>= 0`` and the values it is added to do not change sign: the
+    kernel adds them with IMADs only to real cells of ``H'`` (``>= 0``) and to
+    terms derived from the global sentinel (``< 0`` after any addition, by
+    :func:`fits`). Local mode adds ``sub`` itself, which is negative somewhere in
+    any useful table: never.
+    """
+    if mode == 2:
+        return False
+    return bool((np.asarray(tables, dtype=np.int64) - 2 * int(gap)).min() >= 0)
+
+
 def column_bound(table: np.ndarray, gap: int) -> int:
     """Largest magnitude ``M`` of any column score (and any value added to a cell).
 
