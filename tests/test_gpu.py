@@ -441,7 +441,7 @@ class _Imad16:
 def _shifted_cell(prev, cur, j, k, x, za, yb, zc, wrap, imad=None):
     """The kernel's update of one inner cell of ``H'``, operation by operation (in its order).
 
-    ``imad``: the IMAD update of the ``S16x2N`` and 32-bit kernels (``BAL``), which
+    ``imad``: the IMAD update of the staged ``S16x2N`` and 32-bit kernels, which
     adds ``x_ac`` and ``x_ab`` through ``imad``: ``dg + x_ac`` (shared with the cell
     below), ``lf + x_ac``, ``max(dg + x_ac + x_bc, up) + x_ab``.
     """

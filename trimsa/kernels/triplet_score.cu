@@ -131,7 +131,7 @@ triplet_score(const unsigned char* __restrict__ codes,
     // and 2 IMADs per cell where the plain update issues 4 DPX operations (which share
     // the ALU pipe with PRMT; eval/results/pipes-H100-2026-11-23.md). Measured (session 9,
     // eval/results/kernels-H100-2026-11-23-s9-ab.md, same-run A/B): 32 bits +4-6% at
-    // L = 32..64; unstaged launches 2-8% slower (in both widths), so staged only.
+    // L = 32..64; unstaged launches 1-8% slower (in both widths), so staged only.
     // (Its condition, SHIFT && A::IMADD && STAGE, is written out where it is used: a local
     // constexpr for it changed the SASS of every other instantiation.)
     // The tile updated in place: measured 7-15% faster for local at L >= 128, 1-3% for

@@ -445,7 +445,7 @@ def _prepare(ln, dev, idx, lens, mode, m, gap, res, split, budget):
     layers = lens[items[items >= 0], 0] + (1 if mode == 0 else 0)   # swept per triplet
     stage = sp is None and int(layers.max()) <= STAGE_LAYERS
     # the 16-bit IMAD update (S16x2N) where it measured faster: staged semiglobal launches
-    # (+3..5% at L = 32..64; global gained nothing, unstaged launches lost 2..8%;
+    # (+3..5% at L = 32..64; global gained nothing, unstaged launches lost 1..8%;
     # eval/results/kernels-H100-2026-11-23-s9-ab.md), for tables that allow it
     # (the kernel stages, and so takes the IMAD update, only for groups of several threads)
     imad = bool(dev.imad and stage and plan.stage_words(config) and mode == 1 and ln.bits == 16)
