@@ -265,6 +265,33 @@ def test_gpu_profile_kernel_equals_cpu(mode):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("mode", MODES)
+def test_gpu_tall_tiles_equal_cpu(mode):
+    # 32-bit launches of small alphabets take 16 x 8 tiles whose B x C scores come from the
+    # profile: an asymmetric table (so that a transposed read would show), short items
+    # (one region, staged) and longer ones (several regions, unstaged), mixed lengths
+    _gpu = _gpu_or_skip()
+    rng = np.random.default_rng()
+    dna = Scoring.dna()
+    table = dna.table.copy()
+    acgt = [dna.alphabet.encode(x)[0] for x in "ACGT"]
+    for x in acgt:
+        for y in acgt:
+            table[x, y] = rng.integers(-6, 7)
+    sc = Scoring(dna.alphabet, table, -4)
+    assert not np.array_equal(sc.table, sc.table.T)
+    lens = np.concatenate([rng.integers(8, 65, size=40), rng.integers(65, 300, size=12), [64, 32, 200]])
+    seqs = random_set(rng, lens, _alphabet.get("dna"))
+    short = np.flatnonzero(lens <= 64)
+    for trip in (short[rng.integers(0, short.size, size=(1200, 3))], rng.integers(0, len(seqs), size=(300, 3))):
+        st_ = {}
+        got = _gpu.score_triplets(seqs, trip, mode, sc, precision="int32", stats=st_)
+        assert np.array_equal(got, cpu_scores(seqs, trip, mode, sc))
+        tall = [ln for ln in st_["launches"] if ln["shape"][0] > 8]
+        assert tall and all(ln["profile"] and ln["bits"] == 32 for ln in tall)
+
+
+@pytest.mark.gpu
 @pytest.mark.parametrize("prec", ["int32", "int16"])
 @pytest.mark.parametrize("scores", [(5, -4, -1), (2, -1, -1), (1, -1, 2)])
 def test_gpu_semiglobal_far_faces_with_padding(scores, prec):
@@ -928,6 +955,24 @@ def test_call_places_its_buffers_in_the_arena_in_kernel_order(monkeypatch):
     np.testing.assert_array_equal(args[16], arena[10:30])             # k-faces after the scratch
     assert args[17].dtype == np.int32 and args[17].size == 5 and zero[1] is args[17]
     assert np.shares_memory(args[17], arena[30:35])                   # flags after the k-faces
+
+
+def test_tall_configs_cover_the_regions_they_replace():
+    # a plane planned as one region of the 8 x 8 configuration stays one region of the tall one
+    for src, tall in plan.TALL.items():
+        stj, stk, sp, sq = src
+        tj, tk, p, q = tall
+        assert (tj, tk) == (16, 8) and 32 % (p * q) == 0 and p * q > 1
+        assert p * tj >= sp * stj and q * tk >= sq * stk
+        # the slot stages the residues only (B x C scores come from the profile), 4 mod 8 words
+        assert plan.stage_words(tall) == tj + tk + 4
+        assert plan.profile_bytes(tall, 32, 5) > 0
+        # face buffers are sized for the tall regions
+        lens = np.array([[200, 150, 170]])
+        launch = plan.Launch(plan.MULTI, 32, np.array([[0]]))
+        words, nl, kwidth = plan.scratch_words(launch, lens, 0, tall)
+        assert kwidth == -(-170 // (q * tk)) * q * tk + 1 and nl == 201
+        assert words == 2 * nl * (kwidth + p * tj + 1)
 
 
 def test_stage_words_pad_slots_to_distinct_banks():

@@ -83,7 +83,10 @@ triplet_score(const unsigned char* __restrict__ codes,
               int* __restrict__ next_item)
 {
     typedef typename A::T T;
-    static_assert(TJ <= 8 && TK <= 8, "the semiglobal face switch handles tiles up to 8 x 8");
+    static_assert(TJ <= 16 && TK <= 8, "the score readout handles tiles up to 16 x 8");
+    // Tiles taller than 8 rows (32 bits, with the A-residue profile; TRIMSA_XPR) read x_bc
+    // from the profile instead of keeping it in TJ * TK registers (see the tile).
+#define TRIMSA_XPR (PRF && A::NH == 1 && TJ > 8)
     constexpr int NH = A::NH;
     constexpr int GS = P * Q;
     constexpr int I0 = (MODE == 0) ? 0 : 1;   // first layer swept
@@ -91,7 +94,7 @@ triplet_score(const unsigned char* __restrict__ codes,
     // staged region setup (below): a slot of residues and B x C scores per thread,
     // padded to 4 words mod 8 so that the 16-byte accesses of 8 lanes hit distinct banks
     constexpr bool STAGE = STG && P * Q > 1;   // the launcher asks for it (short items)
-    constexpr int SW = TJ + TK + TJ * TK;
+    constexpr int SW = TJ + TK + (TRIMSA_XPR ? 0 : TJ * TK);
     constexpr int SWP = SW + ((SW % 8 == 0) ? 4 : 0);   // SW is a multiple of 4
     static_assert(TJ % 4 == 0 && TK % 4 == 0, "stage slots are read in 16-byte words");
     extern __shared__ uint4 stage_s[];   // 128 * SWP words when STAGE (_gpu_plan.stage_words)
@@ -104,7 +107,9 @@ triplet_score(const unsigned char* __restrict__ codes,
     constexpr bool PROF = PRF && P * Q > 1;
     constexpr int ES = (A::NH == 2) ? 2 : 4;
     constexpr int W = P * TJ + Q * TK;
-    const int LW = W * ES;              // bytes per letter
+    // bytes per letter; tall tiles read the rows of different letters in one access (x_bc,
+    // see the tile): 16 bytes more per letter put the letters of 8 lanes on distinct banks
+    const int LW = W * ES + (TRIMSA_XPR ? 16 : 0);
     const int PBUF = A::NH * KP * LW;   // bytes per group and parity
     char* prof_s = (char*)stage_s + (STAGE ? 16 * 128 * (SWP / 4) : 0);
 
@@ -387,7 +392,7 @@ triplet_score(const unsigned char* __restrict__ codes,
                 for (int x = 0; x < TK / 4; ++x)
                     st[TJ / 4 + x] = make_uint4(rc[4 * x], rc[4 * x + 1], rc[4 * x + 2], rc[4 * x + 3]);
 #pragma unroll
-                for (int x = 0; x < TJ * TK / 4; ++x) {
+                for (int x = 0; x < (TRIMSA_XPR ? 0 : TJ * TK / 4); ++x) {
                     const int r = (4 * x) / TK, c = (4 * x) % TK;
                     st[(TJ + TK) / 4 + x] = make_uint4(bc_score(rb[r], rc[c]), bc_score(rb[r], rc[c + 1]),
                                                        bc_score(rb[r], rc[c + 2]), bc_score(rb[r], rc[c + 3]));
@@ -441,7 +446,7 @@ triplet_score(const unsigned char* __restrict__ codes,
                         cres[4 * x] = w.x; cres[4 * x + 1] = w.y; cres[4 * x + 2] = w.z; cres[4 * x + 3] = w.w;
                     }
 #pragma unroll
-                    for (int x = 0; x < TJ * TK / 4; ++x) {
+                    for (int x = 0; x < (TRIMSA_XPR ? 0 : TJ * TK / 4); ++x) {
                         const uint4 w = st[(TJ + TK) / 4 + x];
                         const int r = (4 * x) / TK, c = (4 * x) % TK;
                         sbc2g[r][c] = (T)w.x; sbc2g[r][c + 1] = (T)w.y;
@@ -611,7 +616,66 @@ triplet_score(const unsigned char* __restrict__ codes,
                 dg = r ? (c ? H[r - 1][c - 1] : left[r - 1]) : top[c];
                 lf = c ? H[r][c - 1] : left[r];
             };
-            if constexpr (INPLACE) {
+            if constexpr (TRIMSA_XPR) {
+                // Tall tiles (session 10): x_bc of column c is the profile's row part at the
+                // letter of C there (the profile holds x(a, B[j]) = sub[B[j]][a] + XOFF for every
+                // letter a), read column by column with vector loads, in both phases, so the
+                // tile keeps no x_bc in registers. The same in-place update as below, with the
+                // cells taken column by column (a cell's old value is still read by the cells
+                // below and right of it: columns from the right, each from the bottom; then the
+                // wavefront from the left, each column from the top).
+                const char* px = prof_s + (threadIdx.x / GS) * 2 * PBUF + (rcount & 1) * PBUF + p * TJ * ES;
+                // volatile loads: plain ones, the compiler keeps from the first phase to the
+                // second (128 more live values, spilled)
+                const unsigned pxs = (unsigned)__cvta_generic_to_shared(px);
+                auto xcol = [&](int c, T (&xc)[TJ]) {
+                    const unsigned a = pxs + (cres[c] & 0xffu) * (LW / 4);   // byte 0 of cres: 4 x the letter
+#pragma unroll
+                    for (int x = 0; x < TJ / 4; ++x) {
+                        unsigned w0, w1, w2, w3;
+                        asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+                                     : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(a + 16 * x));
+                        xc[4 * x] = (T)w0; xc[4 * x + 1] = (T)w1; xc[4 * x + 2] = (T)w2; xc[4 * x + 3] = (T)w3;
+                    }
+                };
+#pragma unroll
+                for (int cc = 0; cc < TK; ++cc) {
+                    const int c = TK - 1 - cc;
+                    T xc[TJ];
+                    xcol(c, xc);
+                    T lcar = zero;   // the IMAD update: dg_p + x_ac of the cell below, = lf_p + x_ac here
+#pragma unroll
+                    for (int rr = 0; rr < TJ; ++rr) {
+                        const int r = TJ - 1 - rr;
+                        T up_p, dg_p, lf_p;
+                        around(Hp, Tp, Lp, r, c, up_p, dg_p, lf_p);
+                        if constexpr (SHIFT && A::IMADD && STAGE) {
+                            const int one = nitems > 0;
+                            const T l = (r == TJ - 1) ? A::addf(lf_p, sac2g[c], one) : lcar;
+                            lcar = A::addf(dg_p, sac2g[c], one);
+                            const T m = A::addmax(lcar, xc[r], up_p);
+                            Hp[r][c] = A::max3(A::addf(m, sab2g[r], one), l, Hp[r][c]);
+                        } else {
+                            const T d = A::add(dg_p, xc[r]);
+                            const T l = A::addmax(lf_p, sac2g[c], Hp[r][c]);
+                            const T m = A::addmax(d, SHIFT ? sac2g[c] : sacm[c], up_p);
+                            Hp[r][c] = A::addmax(m, sab2g[r], l);
+                        }
+                    }
+                }
+#pragma unroll
+                for (int c = 0; c < TK; ++c) {
+                    T xc[TJ];
+                    xcol(c, xc);
+#pragma unroll
+                    for (int r = 0; r < TJ; ++r) {
+                        T up_c, dg_c, lf_c;
+                        around(Hp, Tc, Lc, r, c, up_c, dg_c, lf_c);
+                        const T y = A::max3(A::addmax(dg_c, xc[r], Hp[r][c]), up_c, lf_c);
+                        Hp[r][c] = SHIFT ? y : A::addmax(y, g2, zero);
+                    }
+                }
+            } else if constexpr (INPLACE) {
                 T lrow[TK];   // the IMAD update: dg_p + x_ac of the row below, = lf_p + x_ac of this row
 #pragma unroll
                 for (int rr = 0; rr < TJ; ++rr) {
@@ -692,6 +756,8 @@ triplet_score(const unsigned char* __restrict__ codes,
                                 break;
                             TRIMSA_PICK(0) TRIMSA_PICK(1) TRIMSA_PICK(2) TRIMSA_PICK(3)
                             TRIMSA_PICK(4) TRIMSA_PICK(5) TRIMSA_PICK(6) TRIMSA_PICK(7)
+                            TRIMSA_PICK(8) TRIMSA_PICK(9) TRIMSA_PICK(10) TRIMSA_PICK(11)
+                            TRIMSA_PICK(12) TRIMSA_PICK(13) TRIMSA_PICK(14) TRIMSA_PICK(15)
                             default: break;
                         }
 #undef TRIMSA_PICK

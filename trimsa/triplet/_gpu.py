@@ -35,6 +35,10 @@ STAGE_LAYERS = 96
 #: letters use the A-residue profile in shared memory (the kernel's ``PRF``) in the
 #: launches where it measured faster (see ``_prepare``); 0 turns it off
 PROFILE_LETTERS = 8
+#: 32-bit launches of the configurations in ``_gpu_plan.TALL`` take its 16 x 8 tiles
+#: (B x C scores from the profile) where the profile applies; ``False`` only to measure
+#: what that gains
+TALL_TILES = True
 #: zero bytes after the longest sequence's worth of slack at the end of the
 #: device copy of the residue codes (see ``_Device``)
 CODE_TAIL = 256
@@ -427,7 +431,14 @@ def _prepare(ln, dev, idx, lens, mode, m, gap, res, split, budget):
     slots, dst = plan.slot_rows(items, idx)
     config = plan.CONFIGS[ln.shape]
     nitems = items.shape[0]
-    words, nlmax, kwidth = plan.scratch_words(ln, lens, mode)
+    layers = lens[items[items >= 0], 0] + (1 if mode == 0 else 0)   # swept per triplet
+    # Tall tiles (16 x 8, 32 bits): the kernel reads the B x C scores from the A-residue
+    # profile (small alphabets), which is double-buffered by region parity, so every item
+    # must sweep at least P + Q - 2 layers (as for the 16-bit profile below)
+    tall = plan.TALL.get(config) if TALL_TILES and ln.bits == 32 and dev.kp <= PROFILE_LETTERS else None
+    if tall is not None and int(layers.min()) >= tall[2] + tall[3] - 2:
+        config = tall
+    words, nlmax, kwidth = plan.scratch_words(ln, lens, mode, config)
     if words >= 2**31:   # the kernel's offsets inside a group's face buffers are 32-bit
         raise OptionError("sequences too long for the GPU kernels (face buffers over 2^31 words)")
     sp = None
@@ -442,14 +453,14 @@ def _prepare(ln, dev, idx, lens, mode, m, gap, res, split, budget):
                 config, words, nlmax, kwidth = plan.SPLIT, swords, snl, skw
     # the staged setup pays where regions have few layers (measured: +2..10% at L = 16..64,
     # up to 6% slower at L >= 128; eval/results/kernels-H100-2026-11-22-stage-branch.md)
-    layers = lens[items[items >= 0], 0] + (1 if mode == 0 else 0)   # swept per triplet
     stage = sp is None and int(layers.max()) <= STAGE_LAYERS
     # the 16-bit IMAD update (S16x2N) where it measured faster: staged semiglobal launches
     # (+3..5% at L = 32..64; global gained nothing, unstaged launches lost 1..8%;
     # eval/results/kernels-H100-2026-11-23-s9-ab.md), for tables that allow it
     # (the kernel stages, and so takes the IMAD update, only for groups of several threads)
     imad = bool(dev.imad and stage and plan.stage_words(config) and mode == 1 and ln.bits == 16)
-    fn, resident = _function(config, ln.bits, mode, stage=stage, imad=imad)
+    # (a tall tile has no kernel without the profile: it would hold 128 B x C scores in registers)
+    fn, resident = _function(config, ln.bits, mode, stage=stage, imad=imad, kp=dev.kp if config[0] > 8 else 0)
     _, _, p, q = config
     # The A-residue profile pays only in 16 bits, for staged launches of groups of at least
     # 16 threads: +1..6% at L = 32..64; it lost up to 12% elsewhere (32 bits, groups of 4
@@ -457,7 +468,7 @@ def _prepare(ln, dev, idx, lens, mode, m, gap, res, split, budget):
     # eval/results/kernels-H100-2026-11-22-s6-profile.md). It is double-buffered by region
     # parity, so every item must sweep at least P + Q - 2 layers (A is the longest sequence,
     # so planes that need this group do), and it must cost no resident block.
-    profile = False
+    profile = config[0] > 8
     if ln.bits == 16 and stage and p * q >= 16 and dev.kp <= PROFILE_LETTERS and int(layers.min()) >= p + q - 2:
         fnp, resp = _function(config, ln.bits, mode, stage=stage, kp=dev.kp, imad=imad)
         if resp >= resident:

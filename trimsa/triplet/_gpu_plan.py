@@ -36,6 +36,12 @@ SPLIT = (8, 8, 8, 4)
 #: time per padded cell of a tile shape relative to 8 x 8 (measured on an H100,
 #: docs/gpu.md: 4 x 4 tiles spend more instructions per cell on the per-step work)
 TILE_COST = {(4, 4): 1.6, (8, 8): 1.0}
+#: tall tiles (16 x 8) that 32-bit launches of these configurations take when the
+#: alphabet is small enough for the A-residue profile, from which the kernel then reads
+#: the B x C scores instead of keeping them in registers (docs/gpu.md, session 10). Each
+#: covers a region at least as large as the configuration it replaces, so a plane
+#: planned as one region stays one region.
+TALL = {(8, 8, 4, 4): (16, 8, 2, 4), (8, 8, 4, 8): (16, 8, 4, 8)}
 #: blocks of 128 threads per SM that the compiler is asked to fit (``__launch_bounds__``),
 #: per ((TJ, TK, P, Q), bits); 1 (the default) lets a thread use up to 255 registers
 MIN_BLOCKS: dict = {}
@@ -118,12 +124,14 @@ def stage_words(config) -> int:
 
     Groups of more than one thread keep each thread's tile residues and
     B x C scores (``TJ + TK + TJ*TK`` words) in a slot padded to 4 mod 8
-    words (the kernel's ``SWP``); single-thread groups stage nothing.
+    words (the kernel's ``SWP``); single-thread groups stage nothing. Tall
+    tiles (``TJ > 8``, :data:`TALL`) read their B x C scores from the profile
+    and stage only the residues.
     """
     tj, tk, p, q = config
     if p * q == 1:
         return 0
-    sw = tj + tk + tj * tk
+    sw = tj + tk + (0 if tj > 8 else tj * tk)
     return sw + (4 if sw % 8 == 0 else 0)
 
 
@@ -138,6 +146,8 @@ def profile_bytes(config, bits: int, kp: int, block: int = 128) -> int:
     if p * q == 1:
         return 0
     per_letter = (p * tj + q * tk) * (2 * 2 if bits == 16 else 4)
+    if tj > 8 and bits == 32:
+        per_letter += 16   # tall tiles: letters on distinct banks (the kernel's LW)
     return (block // (p * q)) * 2 * kp * per_letter
 
 
@@ -292,9 +302,10 @@ def choose_shape(rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
     return out
 
 
-def padded(rows, cols, shape: int):
-    """Rows and columns of the plane after rounding up to whole regions of ``shape``."""
-    tj, tk, p, q = CONFIGS[shape]
+def padded(rows, cols, shape: int, config=None):
+    """Rows and columns of the plane after rounding up to whole regions of ``shape``
+    (or of ``config``, a launch's configuration when it differs from its shape's)."""
+    tj, tk, p, q = CONFIGS[shape] if config is None else config
     rh, ch = p * tj, q * tk
     rows = np.maximum(np.asarray(rows, dtype=np.int64), 1)
     cols = np.maximum(np.asarray(cols, dtype=np.int64), 1)
@@ -384,12 +395,13 @@ def plan(lens: np.ndarray, mode: int, m: int, precision: str = "auto") -> tuple[
     return launches, trivial
 
 
-def scratch_words(launch: Launch, lens: np.ndarray, mode: int) -> tuple[int, int, int]:
+def scratch_words(launch: Launch, lens: np.ndarray, mode: int, config=None) -> tuple[int, int, int]:
     """``(words per group, layers, row width)`` of the face buffers of a launch.
 
     Only planes larger than one region need them; otherwise all are 0.
+    ``config``: the launch's configuration, when it is not its shape's (:data:`TALL`).
     """
-    tj, tk, p, q = CONFIGS[launch.shape]
+    tj, tk, p, q = CONFIGS[launch.shape] if config is None else config
     g = 1 if mode == 0 else 0
     it = launch.items[launch.items >= 0]
     rows = int(lens[it, 1].max())
@@ -397,7 +409,7 @@ def scratch_words(launch: Launch, lens: np.ndarray, mode: int) -> tuple[int, int
     if launch.shape != MULTI and rows <= p * tj and cols <= q * tk:
         return 0, 0, 0
     nl = int(lens[it, 0].max()) + g
-    _, kpad = padded(rows, cols, launch.shape)
+    _, kpad = padded(rows, cols, launch.shape, config)
     kwidth = int(kpad) + 1
     return 2 * nl * (kwidth + p * tj + 1), nl, kwidth
 
