@@ -462,7 +462,8 @@ def _prepare(ln, dev, idx, lens, mode, m, gap, res, split, budget):
     # (a tall tile has no kernel without the profile: it would hold 128 B x C scores in registers)
     fn, resident = _function(config, ln.bits, mode, stage=stage, imad=imad, kp=dev.kp if config[0] > 8 else 0)
     _, _, p, q = config
-    # The A-residue profile pays only in 16 bits, for staged launches of groups of at least
+    # Tall tiles always take the A-residue profile (their B x C scores come from it). For
+    # 8 x 8 tiles it pays only in 16 bits, for staged launches of groups of at least
     # 16 threads: +1..6% at L = 32..64; it lost up to 12% elsewhere (32 bits, groups of 4
     # threads at L = 16, and 6-10% in semiglobal and local mode at L >= 128;
     # eval/results/kernels-H100-2026-11-22-s6-profile.md). It is double-buffered by region
