@@ -975,6 +975,41 @@ def test_tall_configs_cover_the_regions_they_replace():
         assert words == 2 * nl * (kwidth + p * tj + 1)
 
 
+def test_launch_config_takes_tall_tiles_where_the_profile_applies(monkeypatch):
+    from trimsa.triplet import _gpu
+
+    lens = np.tile([300, 300, 300], (8, 1))
+    items = np.arange(8).reshape(8, 1)
+    multi = plan.CONFIGS[plan.MULTI]
+    tall = plan.TALL[multi]
+    assert _gpu._launch_config(plan.Launch(plan.MULTI, 32, items), lens, 0, 5) == tall
+    assert _gpu._launch_config(plan.Launch(plan.MULTI, 16, items), lens, 0, 5) == multi   # 16 bits
+    assert _gpu._launch_config(plan.Launch(plan.MULTI, 32, items), lens, 0, 25) == multi  # protein
+    short = np.tile([tall[2] + tall[3] - 4, 300, 300], (8, 1))   # too few layers for the profile
+    assert _gpu._launch_config(plan.Launch(plan.MULTI, 32, items), short, 1, 5) == multi
+    monkeypatch.setattr(_gpu, "TALL_TILES", False)
+    assert _gpu._launch_config(plan.Launch(plan.MULTI, 32, items), lens, 0, 5) == multi
+
+
+def test_tail_split_counts_the_groups_of_the_tall_kernel(monkeypatch):
+    # the tail rule asks for the kernel the launch will run (tall, with the profile), so that
+    # it compiles no 8 x 8 kernel that is never launched
+    from trimsa.triplet import _gpu
+
+    asked = []
+
+    def stand_in(config, bits, mode, stage=False, kp=0, imad=False):
+        asked.append((config, kp))
+        return None, 10
+
+    monkeypatch.setattr(_gpu, "_function", stand_in)
+    lens = np.tile([300, 300, 300], (100, 1))
+    ln = plan.Launch(plan.MULTI, 32, np.arange(100).reshape(100, 1))
+    _gpu._without_tail(ln, lens, 0, kp=5)
+    assert asked[0] == (plan.TALL[plan.CONFIGS[plan.MULTI]], 5)
+    assert all(c[0] > 8 or c == plan.SPLIT for c, _ in asked)
+
+
 def test_stage_words_pad_slots_to_distinct_banks():
     # slots of TJ + TK + TJ*TK words padded to 4 mod 8: the 16-byte accesses of 8 lanes
     # (one shared-memory wavefront) start in 8 different 4-bank groups

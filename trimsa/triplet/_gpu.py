@@ -279,7 +279,7 @@ class Batch:
         budget = int(_free_bytes() * mem_fraction) // 4   # words
         calls = []
         for whole in launches:
-            for ln in _without_tail(whole, lens, mode, split):
+            for ln in _without_tail(whole, lens, mode, split, dev.kp):
                 calls.append(_prepare(ln, dev, idx, lens, mode, m, scoring.gap, self.res, split,
                                       budget))
         self.arena = cupy.empty(max([c.words for c in calls] + [1]), dtype=cupy.uint32)
@@ -353,14 +353,37 @@ def _split_plan(ln, lens, mode, resident_groups):
     return np.array(rows_out, dtype=np.int32), koff, foff, words, nlmax, kwidth
 
 
-def _groups(config, bits, mode):
-    """Thread groups of ``config`` resident at once on the current device."""
-    _, resident = _function(config, bits, mode)
+def _groups(config, bits, mode, kp=0):
+    """Thread groups of ``config`` resident at once on the current device.
+
+    ``kp``: the profile's letters, which a tall tile (``TJ > 8``) always takes.
+    """
+    _, resident = _function(config, bits, mode, kp=kp if config[0] > 8 else 0)
     _, _, p, q = config
     return resident * (_BLOCK // (p * q))
 
 
-def _without_tail(ln, lens, mode, split="auto"):
+def _layers(items, lens, mode):
+    """Layers each triplet of ``items`` sweeps (global mode also sweeps ``i = 0``)."""
+    return lens[items[items >= 0], 0] + (1 if mode == 0 else 0)
+
+
+def _launch_config(ln, lens, mode, kp):
+    """The configuration a launch runs: its shape's, or the tall one of ``_gpu_plan.TALL``.
+
+    Tall tiles (16 x 8, 32 bits) read the B x C scores from the A-residue profile
+    (alphabets of at most ``PROFILE_LETTERS`` letters, ``kp``), which is double-buffered
+    by region parity, so every item must sweep at least ``P + Q - 2`` layers (as for the
+    16-bit profile in ``_prepare``).
+    """
+    config = plan.CONFIGS[ln.shape]
+    tall = plan.TALL.get(config) if TALL_TILES and ln.bits == 32 and kp <= PROFILE_LETTERS else None
+    if tall is not None and int(_layers(ln.items, lens, mode).min()) >= tall[2] + tall[3] - 2:
+        return tall
+    return config
+
+
+def _without_tail(ln, lens, mode, split="auto", kp=0):
     """``[ln]``, or ``ln`` without its partial last wave of dear items, then that tail in split pieces.
 
     The items of a launch of multi-region planes are handed out in order of
@@ -375,10 +398,11 @@ def _without_tail(ln, lens, mode, split="auto"):
     The rule assumes the batch has the GPU to itself. When a second stream's
     batch runs beside it, that batch's groups fill the idle ones anyway, and
     a tail of half a wave or more is never moved (see ``SPLIT_PENALTY``).
+    ``kp``: the letters of the batch's profile (the launch may run tall tiles).
     """
     if split != "auto" or not TAIL_SPLIT or not plan.scratch_words(ln, lens, mode)[0]:
         return [ln]
-    groups = _groups(plan.CONFIGS[ln.shape], ln.bits, mode)
+    groups = _groups(_launch_config(ln, lens, mode, kp), ln.bits, mode, kp)
     n = ln.items.shape[0]
     if n <= groups:
         return [ln]
@@ -429,15 +453,9 @@ def _prepare(ln, dev, idx, lens, mode, m, gap, res, split, budget):
 
     items = ln.items
     slots, dst = plan.slot_rows(items, idx)
-    config = plan.CONFIGS[ln.shape]
+    config = _launch_config(ln, lens, mode, dev.kp)
     nitems = items.shape[0]
-    layers = lens[items[items >= 0], 0] + (1 if mode == 0 else 0)   # swept per triplet
-    # Tall tiles (16 x 8, 32 bits): the kernel reads the B x C scores from the A-residue
-    # profile (small alphabets), which is double-buffered by region parity, so every item
-    # must sweep at least P + Q - 2 layers (as for the 16-bit profile below)
-    tall = plan.TALL.get(config) if TALL_TILES and ln.bits == 32 and dev.kp <= PROFILE_LETTERS else None
-    if tall is not None and int(layers.min()) >= tall[2] + tall[3] - 2:
-        config = tall
+    layers = _layers(items, lens, mode)   # swept per triplet
     words, nlmax, kwidth = plan.scratch_words(ln, lens, mode, config)
     if words >= 2**31:   # the kernel's offsets inside a group's face buffers are 32-bit
         raise OptionError("sequences too long for the GPU kernels (face buffers over 2^31 words)")
