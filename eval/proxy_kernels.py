@@ -28,11 +28,34 @@ Variants:
 ``t16-28`` / ``t16-48`` (suffix ``i``: the 16-bit IMAD update in global mode too)
     ``xsm`` with 16 x 8 tiles: configurations (8,8,4,4) -> (16,8,2,4) and the
     multi-region one (8,8,4,8) -> (16,8,2,8) or (16,8,4,8), 255 registers.
+``noface``
+    the face buffers between regions cost nothing: the loads of the j- and k-faces
+    take the thread's own halo of the previous layer instead, and the face stores
+    are dropped (the split mode's flags are still published). What global-memory
+    faces cost multi-region launches, so an upper bound on what distributed shared
+    memory (thread-block clusters) could gain in their place.
+``noload`` / ``nostore``
+    ``noface`` for the loads only (the stores stay) / the stores only.
+``weak`` / ``weakld``
+    the face loads and stores (``weakld``: the loads only) as plain accesses, which L1
+    may cache, instead of ``.cg`` (L2) ones. Right in stream launches (a group reads
+    only what its own warp wrote), wrong in split launches (their k-faces come from
+    other groups; timing only).
+``l2face``
+    every group keeps only two layers of face rows (row ``li & 1``): the same
+    instructions and accesses, on a few MB that stay in L2 instead of hundreds of
+    MB (wrong scores, timing only). What on-chip faces could gain.
+``stageall``
+    correct scores; every launch staged (``STAGE_LAYERS`` huge), as ``--stage-all``
+    but as a column of its own, beside ``main`` in one run.
 ``--stage-all``
     every launch staged (``STAGE_LAYERS`` huge), so that the ``xsm`` / ``t16``
     proxies also apply to L >= 128 (for ``main`` too, so that the columns
     compare like with like; without it, L >= 128 runs unstaged and the
     proxies there equal main's instruction stream).
+
+Session 11 measured the face variants (``noface`` ... ``stageall``) against the kernel of
+eb6807f (``eval/results/faces-H100-2026-11-23-s11.md``).
 
 Session 10 measured these against the kernel of 1694892
 (``eval/results/proxy-H100-2026-11-23-s10.md``); the 32-bit tall tiles were then
@@ -154,6 +177,48 @@ def _t16(root: Path, multi: str) -> None:
     ])
 
 
+# the kernel's face loads (j-face row, k-face column, k-face corner)
+_FACE_LOADS = ("for (int c = 0; c <= TK; ++c) Tc[c] = (T)__ldcg(f + c);",
+               "for (int r = 0; r < TJ; ++r) Lc[r] = (T)__ldcg(f + 1 + r);",
+               "if (p == 0) Tc[0] = (T)__ldcg(f);")
+
+
+def _face_stores(root: Path, body: str) -> None:
+    """The kernel's 4 face stores ``__stcg(p, v)`` become a function doing ``body``."""
+    path = root / KERNEL
+    text = path.read_text()
+    if text.count("__stcg(") != 4:
+        raise SystemExit("proxy_kernels: expected the kernel's 4 face stores")
+    path.write_text(text.replace("__stcg(", "trimsa_face_store(").replace(
+        "#define TRIMSA_FULL 0xffffffffu\n",
+        "#define TRIMSA_FULL 0xffffffffu\n"
+        f"__device__ __forceinline__ void trimsa_face_store(unsigned int* p, unsigned int v) {{ {body} }}\n"))
+
+
+def _noface(root: Path, loads: bool = True, stores: bool = True) -> None:
+    if stores:
+        _face_stores(root, "")
+    if loads:
+        _edit(root, KERNEL, list(zip(_FACE_LOADS, (
+            "for (int c = 0; c <= TK; ++c) Tc[c] = Tp[c];",
+            "for (int r = 0; r < TJ; ++r) Lc[r] = Lp[r];",
+            "if (p == 0) Tc[0] = Tp[0];"))))
+
+
+def _weak(root: Path, stores: bool) -> None:
+    _edit(root, KERNEL, [(old, old.replace("__ldcg", "__ldca")) for old in _FACE_LOADS])
+    if stores:
+        _face_stores(root, "__stwb(p, v);")
+
+
+def _l2face(root: Path) -> None:
+    path = root / KERNEL
+    text = path.read_text()
+    if text.count("nlmax + li)") != 4:
+        raise SystemExit("proxy_kernels: l2face: expected the 4 face row offsets")
+    path.write_text(text.replace("nlmax + li)", "nlmax + (li & 1))"))
+
+
 def make_tree(variant: str, dest: Path, stage_all: bool) -> Path:
     root = dest / variant
     shutil.copytree(ROOT / "trimsa", root / "trimsa", ignore=shutil.ignore_patterns("__pycache__"))
@@ -165,6 +230,14 @@ def make_tree(variant: str, dest: Path, stage_all: bool) -> Path:
             _desync(root, m.group(1), int(m.group(2)))
         elif re.fullmatch(r"xsm-\d", variant):
             _xsm(root, int(variant[4:]))
+        elif variant in ("noface", "noload", "nostore"):
+            _noface(root, variant != "nostore", variant != "noload")
+        elif variant == "l2face":
+            _l2face(root)
+        elif variant in ("weak", "weakld"):
+            _weak(root, variant == "weak")
+        elif variant == "stageall":
+            _edit(root, LAUNCH, [("STAGE_LAYERS = 96", "STAGE_LAYERS = 1 << 30")])
         elif base in ("t16-28", "t16-48"):
             _t16(root, base[4:])
         else:
