@@ -118,8 +118,10 @@ __global__ void pingpong_global(int rounds, volatile int* flags, long long* cycl
 def run(cluster_sizes, rounds, reps, log):
     import cupy
 
-    kinds = ("pingpong_dsmem<false>", "pingpong_dsmem<true>", "pingpong_global", "pingpong_block")
-    names = [f"exchange<{c}>" for c in cluster_sizes] + list(kinds)
+    # (label, kernel, blocks, threads): the handoff paths timed
+    handoffs = (("dsmem", "pingpong_dsmem<false>", 2, 32), ("dsmem_relaxed", "pingpong_dsmem<true>", 2, 32),
+                ("global", "pingpong_global", 2, 32), ("block", "pingpong_block", 1, 64))
+    names = [f"exchange<{c}>" for c in cluster_sizes] + [h[1] for h in handoffs]
     mod = cupy.RawModule(code=SOURCE, options=("-std=c++17",), name_expressions=names)
     bad = 0
     log("| check | cluster | blocks | wrong |\n|---|---:|---:|---:|")
@@ -135,22 +137,17 @@ def run(cluster_sizes, rounds, reps, log):
         log(f"| DSMEM exchange | {c} | {blocks} | {wrong} |")
     res = []
     cyc = cupy.zeros(2, dtype=cupy.int64)
-    for name in kinds:
+    for label, kernel, blocks, threads in handoffs:
         per = []
         for _ in range(reps):
-            if name == "pingpong_global":
-                flags = cupy.array([0, -1], dtype=cupy.int32)
-                mod.get_function(name)((2,), (32,), (np.int32(rounds), flags, cyc))
-            elif name == "pingpong_block":
-                mod.get_function(name)((1,), (64,), (np.int32(rounds), cyc))
-            else:
-                mod.get_function(name)((2,), (32,), (np.int32(rounds), cyc))
+            # the global path's flags: thread 0 of block 0 goes first
+            flags = (cupy.array([0, -1], dtype=cupy.int32),) if label == "global" else ()
+            mod.get_function(kernel)((blocks,), (threads,), (np.int32(rounds),) + flags + (cyc,))
             cupy.cuda.Device().synchronize()
             per.append(float(cyc.get().max()) / (2 * rounds))
-        res.append((name, float(np.median(per)), min(per), max(per)))
+        res.append((label, float(np.median(per)), min(per), max(per)))
     log("\n| handoff | cycles (median) | min | max |\n|---|---:|---:|---:|")
-    for name, med, lo, hi in res:
-        label = {"pingpong_dsmem<false>": "dsmem", "pingpong_dsmem<true>": "dsmem_relaxed"}.get(name, name[9:])
+    for label, med, lo, hi in res:
         log(f"| {label} | {med:.0f} | {lo:.0f} | {hi:.0f} |")
     return bad
 

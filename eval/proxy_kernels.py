@@ -183,16 +183,25 @@ _FACE_LOADS = ("for (int c = 0; c <= TK; ++c) Tc[c] = (T)__ldcg(f + c);",
                "if (p == 0) Tc[0] = (T)__ldcg(f);")
 
 
-def _face_stores(root: Path, body: str) -> None:
-    """The kernel's 4 face stores ``__stcg(p, v)`` become a function doing ``body``."""
+# every launch staged (``--stage-all``, ``stageall``)
+_STAGE_ALL = ("STAGE_LAYERS = 96", "STAGE_LAYERS = 1 << 30")
+
+
+def _edit_all(root: Path, old: str, new: str, count: int) -> None:
+    """Every ``old`` in the kernel becomes ``new``; there must be exactly ``count`` of them."""
     path = root / KERNEL
     text = path.read_text()
-    if text.count("__stcg(") != 4:
-        raise SystemExit("proxy_kernels: expected the kernel's 4 face stores")
-    path.write_text(text.replace("__stcg(", "trimsa_face_store(").replace(
-        "#define TRIMSA_FULL 0xffffffffu\n",
-        "#define TRIMSA_FULL 0xffffffffu\n"
-        f"__device__ __forceinline__ void trimsa_face_store(unsigned int* p, unsigned int v) {{ {body} }}\n"))
+    if text.count(old) != count:
+        raise SystemExit(f"proxy_kernels: expected {count} matches of {old!r}, found {text.count(old)}")
+    path.write_text(text.replace(old, new))
+
+
+def _face_stores(root: Path, body: str) -> None:
+    """The kernel's 4 face stores ``__stcg(p, v)`` become a function doing ``body``."""
+    _edit_all(root, "__stcg(", "trimsa_face_store(", 4)
+    _edit(root, KERNEL, [("#define TRIMSA_FULL 0xffffffffu\n",
+                          "#define TRIMSA_FULL 0xffffffffu\n"
+                          f"__device__ __forceinline__ void trimsa_face_store(unsigned int* p, unsigned int v) {{ {body} }}\n")])
 
 
 def _noface(root: Path, loads: bool = True, stores: bool = True) -> None:
@@ -212,11 +221,7 @@ def _weak(root: Path, stores: bool) -> None:
 
 
 def _l2face(root: Path) -> None:
-    path = root / KERNEL
-    text = path.read_text()
-    if text.count("nlmax + li)") != 4:
-        raise SystemExit("proxy_kernels: l2face: expected the 4 face row offsets")
-    path.write_text(text.replace("nlmax + li)", "nlmax + (li & 1))"))
+    _edit_all(root, "nlmax + li)", "nlmax + (li & 1))", 4)   # the 4 face row offsets
 
 
 def make_tree(variant: str, dest: Path, stage_all: bool) -> Path:
@@ -237,7 +242,7 @@ def make_tree(variant: str, dest: Path, stage_all: bool) -> Path:
         elif variant in ("weak", "weakld"):
             _weak(root, variant == "weak")
         elif variant == "stageall":
-            _edit(root, LAUNCH, [("STAGE_LAYERS = 96", "STAGE_LAYERS = 1 << 30")])
+            _edit(root, LAUNCH, [_STAGE_ALL])
         elif base in ("t16-28", "t16-48"):
             _t16(root, base[4:])
         else:
@@ -245,7 +250,7 @@ def make_tree(variant: str, dest: Path, stage_all: bool) -> Path:
     if variant.startswith("t16") and variant.endswith("i"):
         _edit(root, LAUNCH, [("and mode == 1 and ln.bits == 16)", "and mode in (0, 1) and ln.bits == 16)")])
     if stage_all:
-        _edit(root, LAUNCH, [("STAGE_LAYERS = 96", "STAGE_LAYERS = 1 << 30")])
+        _edit(root, LAUNCH, [_STAGE_ALL])
     return root
 
 
