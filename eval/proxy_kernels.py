@@ -177,10 +177,14 @@ def _t16(root: Path, multi: str) -> None:
     ])
 
 
-# the kernel's face loads (j-face row, k-face column, k-face corner)
-_FACE_LOADS = ("for (int c = 0; c <= TK; ++c) Tc[c] = (T)__ldcg(f + c);",
-               "for (int r = 0; r < TJ; ++r) Lc[r] = (T)__ldcg(f + 1 + r);",
-               "if (p == 0) Tc[0] = (T)__ldcg(f);")
+# the kernel's face loads (the first region row's corner from the k-face, the corner and the
+# rest of the j-face row, the k-face column), each with what ``noface`` puts in its place
+_FACE_LOADS = (("(Kr == 0) ? A::splat(0) : (T)__ldcg(fk);", "(Kr == 0) ? A::splat(0) : Tp[0];"),
+               ("Tc[0] = (T)__ldcg((split && q == 0 && Kr > 0) ? fk : f);", "Tc[0] = Tp[0];"),
+               ("for (int c = 1; c <= TK; ++c) Tc[c] = (T)__ldcg(f + c);",
+                "for (int c = 1; c <= TK; ++c) Tc[c] = Tp[c];"),
+               ("for (int r = 0; r < TJ; ++r) Lc[r] = (T)__ldcg(fk + 1 + r);",
+                "for (int r = 0; r < TJ; ++r) Lc[r] = Lp[r];"))
 
 
 # every launch staged (``--stage-all``, ``stageall``)
@@ -208,14 +212,11 @@ def _noface(root: Path, loads: bool = True, stores: bool = True) -> None:
     if stores:
         _face_stores(root, "")
     if loads:
-        _edit(root, KERNEL, list(zip(_FACE_LOADS, (
-            "for (int c = 0; c <= TK; ++c) Tc[c] = Tp[c];",
-            "for (int r = 0; r < TJ; ++r) Lc[r] = Lp[r];",
-            "if (p == 0) Tc[0] = Tp[0];"))))
+        _edit(root, KERNEL, list(_FACE_LOADS))
 
 
 def _weak(root: Path, stores: bool) -> None:
-    _edit(root, KERNEL, [(old, old.replace("__ldcg", "__ldca")) for old in _FACE_LOADS])
+    _edit(root, KERNEL, [(old, old.replace("__ldcg", "__ldca")) for old, _ in _FACE_LOADS])
     if stores:
         _face_stores(root, "__stwb(p, v);")
 
