@@ -479,17 +479,20 @@ triplet_score(const unsigned char* __restrict__ codes,
                 reset_layer(u0, k0);
             }
             // -- halos at the region's edges: face buffers, or the faces j = 0 / k = 0 --
-            // Each halo value is loaded once. The corner Tc[0] (j = u0, k = k0) of a thread
-            // on the region's top edge is entry 0 of the face row from the region above;
-            // the first region row has no such row, nor has a split column job's (its j-face
-            // rows hold its own column only), and there it comes from the k-face of the region
-            // to the left, which global mode needs (elsewhere the face j = 0 gives it). Before
-            // session 12 the k-face's corner was loaded after the face row's, into the same
-            // register: a write-after-write wait for the first load, at which ncu found 12.9%
-            // of the warp samples at L = 512 (eval/results/faces-H100-2026-11-23-s11.md).
-            const unsigned int* fk = nullptr;   // this layer's k-face column (q == 0, Kr > 0)
-            if (q == 0 && Kr > 0) {
-                fk = kface + (unsigned)(((Kr & 1) * nlmax + li) * KW2 + p * TJ);
+            // The corner Tc[0] (j = u0, k = k0) of a thread on the region's top edge is entry
+            // 0 of the face row from the region above; the first region row has no such row,
+            // nor has a split column job's (its j-face rows hold its own column only), and
+            // there it comes from the k-face of the region to the left, which global mode needs
+            // (elsewhere the face j = 0 gives it). Unstaged kernels (session 12) load it once:
+            // loaded after the face row's, into the same register, it waited for the first load
+            // (write-after-write), where ncu found 12.9% of the warp samples at L = 512
+            // (eval/results/faces-H100-2026-11-23-s11.md); loading it once made 16-bit launches
+            // 4-17% faster at L = 128..1024. The staged kernels (short items, rarely a k-face)
+            // keep the earlier order: with the k-face column's address kept from before the
+            // face row, they spilled more and ran 3-7% slower at L = 32..64
+            // (eval/results/faces-H100-2026-11-23-s12.md).
+            // this layer's k-face column (q == 0, Kr > 0); split mode waits for it here
+            auto kface_column = [&]() -> const unsigned int* {
                 if (split) {
                     if (ready < li + 1) {
                         // wait until the column to the left has published this layer
@@ -497,9 +500,11 @@ triplet_score(const unsigned char* __restrict__ codes,
                         while ((ready = *fl) < li + 1) { }
                         __threadfence();
                     }
-                    fk = kface_g + koff + ((long long)((Kr - 1) * nJ + J) * (maxla - I0 + 1) + li) * KW2 + p * TJ;
+                    return kface_g + koff + ((long long)((Kr - 1) * nJ + J) * (maxla - I0 + 1) + li) * KW2 + p * TJ;
                 }
-            }
+                return kface + (unsigned)(((Kr & 1) * nlmax + li) * KW2 + p * TJ);
+            };
+            const unsigned int* fk = (!STAGE && q == 0 && Kr > 0) ? kface_column() : nullptr;
             if (p == 0) {
                 if (J == 0) {
                     if (MODE == 1) {
@@ -513,13 +518,14 @@ triplet_score(const unsigned char* __restrict__ codes,
                         // H'(i, 0, 0) = 2*gap*i - 2*gap*i = 0 or the left neighbour's last cell
 #pragma unroll
                         for (int c = 0; c <= TK; ++c) Tc[c] = A::splat(0);
-                        if (MODE == 0) Tc[0] = (q > 0) ? corner_left : (Kr == 0) ? A::splat(0) : (T)__ldcg(fk);
+                        if (MODE == 0)
+                            Tc[0] = (q == 0 && Kr == 0) ? A::splat(0) : (STAGE || q > 0) ? corner_left : (T)__ldcg(fk);
                     }
                 } else {
                     const unsigned int* f = jface + (unsigned)(((J & 1) * nlmax + li) * kwidth + (k0 - jbase));
-                    Tc[0] = (T)__ldcg((split && q == 0 && Kr > 0) ? fk : f);
+                    if (!STAGE) Tc[0] = (T)__ldcg((split && q == 0 && Kr > 0) ? fk : f);
 #pragma unroll
-                    for (int c = 1; c <= TK; ++c) Tc[c] = (T)__ldcg(f + c);
+                    for (int c = STAGE ? 0 : 1; c <= TK; ++c) Tc[c] = (T)__ldcg(f + c);
                 }
             }
             if (q == 0) {
@@ -535,8 +541,10 @@ triplet_score(const unsigned char* __restrict__ codes,
                         for (int r = 0; r < TJ; ++r) Lc[r] = A::splat(0);
                     }
                 } else {
+                    const unsigned int* f = STAGE ? kface_column() : fk;
 #pragma unroll
-                    for (int r = 0; r < TJ; ++r) Lc[r] = (T)__ldcg(fk + 1 + r);
+                    for (int r = 0; r < TJ; ++r) Lc[r] = (T)__ldcg(f + 1 + r);
+                    if (STAGE && p == 0) Tc[0] = (T)__ldcg(f);
                 }
             }
             // -- scores of this layer's residue of A against the tile --
