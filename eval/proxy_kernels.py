@@ -178,16 +178,16 @@ def _t16(root: Path, multi: str) -> None:
 
 
 # the kernel's face loads (the first region row's corner from the k-face, the corner and the
-# rest of the j-face row, the k-face column and, in staged kernels, its corner), each with
-# what ``noface`` puts in its place
-_FACE_LOADS = (("(STAGE || q > 0) ? corner_left : (T)__ldcg(fk);", "(STAGE || q > 0) ? corner_left : Tp[0];"),
-               ("if (!STAGE) Tc[0] = (T)__ldcg((split && q == 0 && Kr > 0) ? fk : f);",
-                "if (!STAGE) Tc[0] = Tp[0];"),
-               ("for (int c = STAGE ? 0 : 1; c <= TK; ++c) Tc[c] = (T)__ldcg(f + c);",
-                "for (int c = STAGE ? 0 : 1; c <= TK; ++c) Tc[c] = Tp[c];"),
+# rest of the j-face row, the k-face column and, in the kernels that load the corner twice
+# (KC2), the corner again), each with what ``noface`` puts in its place
+_FACE_LOADS = (("(KC2 || q > 0) ? corner_left : (T)__ldcg(fk);", "(KC2 || q > 0) ? corner_left : Tp[0];"),
+               ("if (!KC2) Tc[0] = (T)__ldcg((split && q == 0 && Kr > 0) ? fk : f);",
+                "if (!KC2) Tc[0] = Tp[0];"),
+               ("for (int c = KC2 ? 0 : 1; c <= TK; ++c) Tc[c] = (T)__ldcg(f + c);",
+                "for (int c = KC2 ? 0 : 1; c <= TK; ++c) Tc[c] = Tp[c];"),
                ("for (int r = 0; r < TJ; ++r) Lc[r] = (T)__ldcg(f + 1 + r);",
                 "for (int r = 0; r < TJ; ++r) Lc[r] = Lp[r];"),
-               ("if (STAGE && p == 0) Tc[0] = (T)__ldcg(f);", "if (STAGE && p == 0) Tc[0] = Tp[0];"))
+               ("if (KC2 && p == 0) Tc[0] = (T)__ldcg(f);", "if (KC2 && p == 0) Tc[0] = Tp[0];"))
 
 
 # every launch staged (``--stage-all``, ``stageall``)

@@ -483,14 +483,16 @@ triplet_score(const unsigned char* __restrict__ codes,
             // 0 of the face row from the region above; the first region row has no such row,
             // nor has a split column job's (its j-face rows hold its own column only), and
             // there it comes from the k-face of the region to the left, which global mode needs
-            // (elsewhere the face j = 0 gives it). Unstaged kernels (session 12) load it once:
-            // loaded after the face row's, into the same register, it waited for the first load
-            // (write-after-write), where ncu found 12.9% of the warp samples at L = 512
-            // (eval/results/faces-H100-2026-11-23-s11.md); loading it once made 16-bit launches
-            // 4-17% faster at L = 128..1024. The staged kernels (short items, rarely a k-face)
-            // keep the earlier order: with the k-face column's address kept from before the
-            // face row, they spilled more and ran 3-7% slower at L = 32..64
-            // (eval/results/faces-H100-2026-11-23-s12.md).
+            // (elsewhere the face j = 0 gives it). The unstaged 16-bit kernels (session 12) load
+            // it once: loaded after the face row's, into the same register, it waited for the
+            // first load (write-after-write), where ncu found 12.9% of the warp samples at
+            // L = 512 (eval/results/faces-H100-2026-11-23-s11.md); loading it once made them
+            // 3-17% faster at L = 128..1024. The other kernels (KC2) load the face row whole and
+            // then the corner again from the k-face, as before: with the change, the staged ones
+            // ran 3-7% slower at L = 32..64 (more spills) and 32-bit semiglobal 2-4% slower at
+            // L = 128..512 (its face row was copied to other registers right after the loads);
+            // eval/results/faces-H100-2026-11-23-s12.md.
+            constexpr bool KC2 = STAGE || A::NH == 1;   // the corner loaded twice (see above)
             // this layer's k-face column (q == 0, Kr > 0); split mode waits for it here
             auto kface_column = [&]() -> const unsigned int* {
                 if (split) {
@@ -504,7 +506,7 @@ triplet_score(const unsigned char* __restrict__ codes,
                 }
                 return kface + (unsigned)(((Kr & 1) * nlmax + li) * KW2 + p * TJ);
             };
-            const unsigned int* fk = (!STAGE && q == 0 && Kr > 0) ? kface_column() : nullptr;
+            const unsigned int* fk = (!KC2 && q == 0 && Kr > 0) ? kface_column() : nullptr;
             if (p == 0) {
                 if (J == 0) {
                     if (MODE == 1) {
@@ -519,13 +521,13 @@ triplet_score(const unsigned char* __restrict__ codes,
 #pragma unroll
                         for (int c = 0; c <= TK; ++c) Tc[c] = A::splat(0);
                         if (MODE == 0)
-                            Tc[0] = (q == 0 && Kr == 0) ? A::splat(0) : (STAGE || q > 0) ? corner_left : (T)__ldcg(fk);
+                            Tc[0] = (q == 0 && Kr == 0) ? A::splat(0) : (KC2 || q > 0) ? corner_left : (T)__ldcg(fk);
                     }
                 } else {
                     const unsigned int* f = jface + (unsigned)(((J & 1) * nlmax + li) * kwidth + (k0 - jbase));
-                    if (!STAGE) Tc[0] = (T)__ldcg((split && q == 0 && Kr > 0) ? fk : f);
+                    if (!KC2) Tc[0] = (T)__ldcg((split && q == 0 && Kr > 0) ? fk : f);
 #pragma unroll
-                    for (int c = STAGE ? 0 : 1; c <= TK; ++c) Tc[c] = (T)__ldcg(f + c);
+                    for (int c = KC2 ? 0 : 1; c <= TK; ++c) Tc[c] = (T)__ldcg(f + c);
                 }
             }
             if (q == 0) {
@@ -541,10 +543,10 @@ triplet_score(const unsigned char* __restrict__ codes,
                         for (int r = 0; r < TJ; ++r) Lc[r] = A::splat(0);
                     }
                 } else {
-                    const unsigned int* f = STAGE ? kface_column() : fk;
+                    const unsigned int* f = KC2 ? kface_column() : fk;
 #pragma unroll
                     for (int r = 0; r < TJ; ++r) Lc[r] = (T)__ldcg(f + 1 + r);
-                    if (STAGE && p == 0) Tc[0] = (T)__ldcg(f);
+                    if (KC2 && p == 0) Tc[0] = (T)__ldcg(f);
                 }
             }
             // -- scores of this layer's residue of A against the tile --
