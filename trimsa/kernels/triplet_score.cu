@@ -921,4 +921,5 @@ triplet_score(const unsigned char* __restrict__ codes,
         }
         __syncwarp();
     }
+#undef TRIMSA_XPR
 }
