@@ -45,6 +45,18 @@ struct I32 {
         return ::max(a + b, c);
 #endif
     }
+    // max(a + b, 0), for b <= 0 (local mode, b = 2*gap; the launcher sends local mode with
+    // gap > 0 to the CPU). Written as the DPX relu form max(a + b, b, 0): from
+    // __viaddmax_s32(a, b, 0) ptxas emitted an IMAD and a VIMNMX with RZ, two instructions
+    // in the wavefront's dependency chain (session 13: 32-bit local tile block 1225 -> 1110
+    // instructions, eval/results/kernels-H100-2026-11-23-s13-relu.md).
+    __device__ __forceinline__ static T addrelu(T a, T b) {
+#if TRIMSA_DPX
+        return __viaddmax_s32_relu(a, b, b);
+#else
+        return ::max(a + b, 0);
+#endif
+    }
     // min(a + b, c)
     __device__ __forceinline__ static T addmin(T a, T b, T c) {
 #if TRIMSA_DPX
@@ -83,6 +95,8 @@ struct S16x2 {
         return __vmaxs2(__vadd2(a, b), c);
 #endif
     }
+    // max(a + b, 0) lane-wise (ptxas keeps this one VIADDMNMX.S16x2)
+    __device__ __forceinline__ static T addrelu(T a, T b) { return addmax(a, b, 0u); }
     __device__ __forceinline__ static T addmin(T a, T b, T c) {
 #if TRIMSA_DPX
         return __viaddmin_s16x2(a, b, c);

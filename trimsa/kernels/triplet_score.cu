@@ -693,7 +693,7 @@ triplet_score(const unsigned char* __restrict__ codes,
                         T up_c, dg_c, lf_c;
                         around(Hp, Tc, Lc, r, c, up_c, dg_c, lf_c);
                         const T y = A::max3(A::addmax(dg_c, xc[r], Hp[r][c]), up_c, lf_c);
-                        Hp[r][c] = SHIFT ? y : A::addmax(y, g2, zero);
+                        Hp[r][c] = SHIFT ? y : A::addrelu(y, g2);
                     }
                 }
             } else if constexpr (INPLACE) {
@@ -729,7 +729,7 @@ triplet_score(const unsigned char* __restrict__ codes,
                         T up_c, dg_c, lf_c;
                         around(Hp, Tc, Lc, r, c, up_c, dg_c, lf_c);
                         const T y = A::max3(A::addmax(dg_c, sbc2g[r][c], Hp[r][c]), up_c, lf_c);
-                        Hp[r][c] = SHIFT ? y : A::addmax(y, g2, zero);
+                        Hp[r][c] = SHIFT ? y : A::addrelu(y, g2);
                     }
                 }
             } else {
