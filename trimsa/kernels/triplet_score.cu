@@ -240,8 +240,11 @@ triplet_score(const unsigned char* __restrict__ codes,
     // ---- per-region tile constants -----------------------------------
     // 4 x the residue of half h in byte h; bres also the residue itself in byte 2 + h
     unsigned bres[TJ], cres[TK];
-    // tall tiles: byte 0 of each cres (4 x the column's letter), four to a word; the only
-    // part of the residues they read after the setup (8 words kept live were spilled)
+    // tall tiles in local mode: byte 0 of each cres (4 x the column's letter), four to a
+    // word, the only part of the residues they read after the setup. Kept whole, the 8 words
+    // were spilled and reloaded every step; packed: local +1-6% at L = 32..256, but global
+    // -1-3% (session 13, eval/results/kernels-H100-2026-11-23-s13-relu.md), so local only.
+    constexpr bool CPK = TRIMSA_XPR && MODE == 2;
     unsigned cpk[TK / 4];
     T sbc2g[TJ][TK];               // x[b][c]: sub + XOFF of the tile's B and C residues
     int rr[NH], cc[NH];           // global: row / column of the tile's cell read, or -2
@@ -477,7 +480,7 @@ triplet_score(const unsigned char* __restrict__ codes,
                     rr[h] = (row_ok && col_ok) ? rl : -2;
                     cc[h] = cl;
                 }
-                if constexpr (TRIMSA_XPR) {
+                if constexpr (CPK) {
 #pragma unroll
                     for (int x = 0; x < TK / 4; ++x)
                         cpk[x] = __byte_perm(__byte_perm(cres[4 * x], cres[4 * x + 1], 0x0040),
@@ -659,7 +662,7 @@ triplet_score(const unsigned char* __restrict__ codes,
                 // second (128 more live values, spilled)
                 const unsigned pxs = (unsigned)__cvta_generic_to_shared(px);
                 auto xcol = [&](int c, T (&xc)[TJ]) {
-                    const unsigned a = pxs + __byte_perm(cpk[c / 4], 0, 0x4440 + c % 4) * (LW / 4);   // 4 x the letter
+                    const unsigned a = pxs + (CPK ? __byte_perm(cpk[c / 4], 0, 0x4440 + c % 4) : cres[c] & 0xffu) * (LW / 4);   // 4 x the letter
 #pragma unroll
                     for (int x = 0; x < TJ / 4; ++x) {
                         unsigned w0, w1, w2, w3;
