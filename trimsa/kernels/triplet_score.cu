@@ -242,8 +242,8 @@ triplet_score(const unsigned char* __restrict__ codes,
     unsigned bres[TJ], cres[TK];
     // tall tiles in local mode: byte 0 of each cres (4 x the column's letter), four to a
     // word, the only part of the residues they read after the setup. Kept whole, the 8 words
-    // were spilled and reloaded every step; packed: local +1-6% at L = 32..256, but global
-    // -1-3% (session 13, eval/results/kernels-H100-2026-11-23-s13-relu.md), so local only.
+    // were spilled and reloaded every step; packed: local +1-6% at L = 32..1024, but global
+    // -1-3% at L = 32..256 (session 13, eval/results/kernels-H100-2026-11-23-s13-relu.md), so local only.
     constexpr bool CPK = TRIMSA_XPR && MODE == 2;
     unsigned cpk[TK / 4];
     T sbc2g[TJ][TK];               // x[b][c]: sub + XOFF of the tile's B and C residues
