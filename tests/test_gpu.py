@@ -289,6 +289,9 @@ def test_gpu_tall_tiles_equal_cpu(mode):
         assert np.array_equal(got, cpu_scores(seqs, trip, mode, sc))
         tall = [ln for ln in st_["launches"] if ln["shape"][0] > 8]
         assert tall and all(ln["profile"] and ln["bits"] == 32 for ln in tall)
+        if trip is not None and trip.shape[0] == 1200:
+            # planes of <= 32 x 33..64 cells: the one-region tall configuration
+            assert any(tuple(ln["shape"]) == (16, 8, 2, 8) for ln in tall)
 
 
 @pytest.mark.gpu
@@ -973,6 +976,27 @@ def test_tall_configs_cover_the_regions_they_replace():
         words, nl, kwidth = plan.scratch_words(launch, lens, 0, tall)
         assert kwidth == -(-170 // (q * tk)) * q * tk + 1 and nl == 201
         assert words == 2 * nl * (kwidth + p * tj + 1)
+
+
+def test_tall_config_of_a_one_region_shape_keeps_its_region():
+    # a one-region plane is at most the shape's region: a larger tall region only adds padding
+    # (the one-region (8, 8, 4, 8) shape took (16, 8, 4, 8), 64 rows for planes of <= 32)
+    seen = 0
+    for shape, (stj, stk, sp, sq) in enumerate(plan.CONFIGS):
+        tall = plan.tall_config(shape)
+        if tall is None:
+            continue
+        tj, tk, p, q = tall
+        assert (tj, tk) == (16, 8) and 32 % (p * q) == 0 and p * q > 1
+        if shape == plan.MULTI:
+            assert tall == plan.TALL[plan.CONFIGS[shape]]
+        else:
+            assert (p * tj, q * tk) == (sp * stj, sq * stk)
+            seen += 1
+            rows, cols = sp * stj - 3, sq * stk - 5
+            assert plan.padded(rows, cols, shape, tall) == plan.padded(rows, cols, shape)
+    assert seen == 2   # (8, 8, 4, 4) and the one-region (8, 8, 4, 8)
+    assert plan.tall_config(plan.CONFIGS.index((8, 8, 4, 8))) == (16, 8, 2, 8)
 
 
 def test_launch_config_takes_tall_tiles_where_the_profile_applies(monkeypatch):

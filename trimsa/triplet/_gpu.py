@@ -369,7 +369,7 @@ def _layers(items, lens, mode):
 
 
 def _launch_config(ln, lens, mode, kp):
-    """The configuration a launch runs: its shape's, or the tall one of ``_gpu_plan.TALL``.
+    """The configuration a launch runs: its shape's, or its tall one (``_gpu_plan.tall_config``).
 
     Tall tiles (16 x 8, 32 bits) read the B x C scores from the A-residue profile
     (alphabets of at most ``PROFILE_LETTERS`` letters, ``kp``), which is double-buffered
@@ -377,7 +377,7 @@ def _launch_config(ln, lens, mode, kp):
     16-bit profile in ``_prepare``).
     """
     config = plan.CONFIGS[ln.shape]
-    tall = plan.TALL.get(config) if TALL_TILES and ln.bits == 32 and kp <= PROFILE_LETTERS else None
+    tall = plan.tall_config(ln.shape) if TALL_TILES and ln.bits == 32 and kp <= PROFILE_LETTERS else None
     if tall is not None and int(_layers(ln.items, lens, mode).min()) >= tall[2] + tall[3] - 2:
         return tall
     return config

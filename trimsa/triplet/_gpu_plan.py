@@ -42,6 +42,12 @@ TILE_COST = {(4, 4): 1.6, (8, 8): 1.0}
 #: covers a region at least as large as the configuration it replaces, so a plane
 #: planned as one region stays one region.
 TALL = {(8, 8, 4, 4): (16, 8, 2, 4), (8, 8, 4, 8): (16, 8, 4, 8)}
+#: one-region launches of these configurations take this tall configuration instead, whose
+#: region is the same as theirs: their planes fit the 8 x 8 region (at most 32 rows), and
+#: TALL's 64-row region doubled their padded area (32-bit 64 x 32 x 64 triplets: 0.96
+#: TCUPS with (16, 8, 4, 8), against 1.92 for 64 x 64 x 64; session 14, docs/gpu.md).
+#: MULTI keeps TALL's larger region (fewer regions per plane).
+TALL_ONE_REGION = {(8, 8, 4, 8): (16, 8, 2, 8)}
 #: blocks of 128 threads per SM that the compiler is asked to fit (``__launch_bounds__``),
 #: per ((TJ, TK, P, Q), bits); 1 (the default) lets a thread use up to 255 registers
 MIN_BLOCKS: dict = {}
@@ -300,6 +306,15 @@ def choose_shape(rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
         out[take] = s
         best[take] = cost
     return out
+
+
+def tall_config(shape: int):
+    """The tall configuration (16 x 8 tiles) that 32-bit launches of shape index ``shape``
+    may take (:data:`TALL`, or :data:`TALL_ONE_REGION` for one-region shapes), or None."""
+    config = CONFIGS[shape]
+    if shape != MULTI and config in TALL_ONE_REGION:
+        return TALL_ONE_REGION[config]
+    return TALL.get(config)
 
 
 def padded(rows, cols, shape: int, config=None):
