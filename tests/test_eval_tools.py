@@ -61,3 +61,64 @@ def test_ncu_source_stalls_summary(tmp_path):
     assert out[2] == "  by opcode: LDG 0.700, VIADDMNMX 0.300"
     assert len(out) == 5 and out[3].startswith("  0x10 0.6000 LDG.E") and out[3].endswith("long_sb 50, wait 10")
     assert out[4].startswith("  0x20 0.3000 @P0 VIADDMNMX") and out[4].endswith("wait 30")
+
+
+def _prmt(lo, hi, sel):
+    """PRMT in default mode: byte n of the result is byte (sel_n & 7) of hi:lo, or its sign
+    replicated when sel_n & 8."""
+    src = [(int(lo) >> (8 * n)) & 0xFF for n in range(4)] + [(int(hi) >> (8 * n)) & 0xFF for n in range(4)]
+    out = 0
+    for n in range(4):
+        nib = (int(sel) >> (4 * n)) & 0xF
+        byte = src[nib & 7]
+        if nib & 8:
+            byte = 0xFF if byte & 0x80 else 0
+        out |= byte << (8 * n)
+    return out
+
+
+@pytest.mark.parametrize("label", ["sloped int16 8x4 imad", "sloped int32 8x4"])
+def test_sloped_proxy_inputs_and_recurrence_give_the_plain_dp(label):
+    # what the sloped kernel computes, in Python: planes t = I + J + K from the three before,
+    # its x terms decoded from the harness's profile words and selectors as PRMT does; the
+    # last plane must equal the plain layer-by-layer DP (shifted by -g2*t), for every cell
+    import numpy as np
+
+    sl = _load("proxy_sloped")
+    try:
+        v = next(x for x in sl.VARIANTS if x[0] == label)
+        rj, rk = sl.region(v)
+        steps = sl.round_steps(v, sl.fill_steps(v) + 9)
+        rng = np.random.default_rng(7)
+        sub, gap, items = sl.make_inputs(rng, v, steps)
+        rb0, rb1, rc0, rc1, xbc, sels, bias, ng2, g2s = sl.device_arrays(v, sub, gap, items, steps)
+        nh, g2 = len(items), 2 * gap
+
+        def half(word, h):
+            w = (int(word) >> (16 * h)) & 0xFFFF if nh == 2 else int(word) & 0xFFFFFFFF
+            bits = 16 if nh == 2 else 32
+            return w - (1 << bits) if w >> (bits - 1) else w
+
+        for h in range(nh):
+            ref = sl.reference(sub, gap, *items[h])
+            planes = {t: np.full((rj + 1, rk + 1), -g2 * t, dtype=np.int64) for t in (0, -1, -2)}
+            for t in range(1, steps + 1):
+                p1, p2, p3 = planes[t - 1], planes[t - 2], planes[t - 3]
+                new = np.full((rj + 1, rk + 1), -g2 * t, dtype=np.int64)
+                for J in range(1, rj + 1):
+                    for K in range(1, rk + 1):
+                        if t - J - K <= 0:
+                            continue
+                        s = sels[t - J - K + bias]
+                        xab = half(_prmt(rb0[J - 1], rb1[J - 1], s), h)
+                        xac = half(_prmt(rc0[K - 1], rc1[K - 1], s), h)
+                        xb = half(xbc[(J - 1) * rk + K - 1], h)
+                        new[J, K] = max(p1[J, K], p1[J - 1, K], p1[J, K - 1], p2[J - 1, K] + xab,
+                                        p2[J, K - 1] + xac, p2[J - 1, K - 1] + xb,
+                                        p3[J - 1, K - 1] + xab + xac + xb)
+                planes[t] = new
+            for J in range(1, rj + 1):
+                for K in range(1, rk + 1):
+                    assert planes[steps][J, K] == ref[steps - J - K, J, K] - g2 * steps
+    finally:
+        sys.modules.pop("proxy_sloped", None)
