@@ -289,7 +289,7 @@ def test_gpu_tall_tiles_equal_cpu(mode):
         assert np.array_equal(got, cpu_scores(seqs, trip, mode, sc))
         tall = [ln for ln in st_["launches"] if ln["shape"][0] > 8]
         assert tall and all(ln["profile"] and ln["bits"] == 32 for ln in tall)
-        if trip is not None and trip.shape[0] == 1200:
+        if trip.shape[0] == 1200:
             # planes of <= 32 x 33..64 cells: the one-region tall configuration
             assert any(tuple(ln["shape"]) == (16, 8, 2, 8) for ln in tall)
 

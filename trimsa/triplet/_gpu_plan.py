@@ -40,7 +40,8 @@ TILE_COST = {(4, 4): 1.6, (8, 8): 1.0}
 #: alphabet is small enough for the A-residue profile, from which the kernel then reads
 #: the B x C scores instead of keeping them in registers (docs/gpu.md, session 10). Each
 #: covers a region at least as large as the configuration it replaces, so a plane
-#: planned as one region stays one region.
+#: planned as one region stays one region. Use :func:`tall_config`, which takes a shape
+#: index: the one-region and the MULTI shapes share the configuration (8, 8, 4, 8).
 TALL = {(8, 8, 4, 4): (16, 8, 2, 4), (8, 8, 4, 8): (16, 8, 4, 8)}
 #: one-region launches of these configurations take this tall configuration instead, whose
 #: region is the same as theirs: their planes fit the 8 x 8 region (at most 32 rows), and
