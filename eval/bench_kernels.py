@@ -11,7 +11,9 @@ One command::
    Any mismatch stops the run with status 1.
 2. Throughput: TCUPS (cells / kernel seconds / 1e12, cells = la*lb*lc) per
    length 8..1024 x mode x precision, for large batches of equal-length
-   random DNA triplets; CUDA events, one warm-up, median of repeats.
+   random DNA triplets, then a few triplet shapes of unequal lengths
+   (``--shapes``: a long A over one region, planes that pad); CUDA events,
+   one warm-up, median of repeats.
 3. Table I: time to score one triplet of three sequences of each length
    (kernel time by events, and the whole ``score_triplets`` call).
 
@@ -122,13 +124,29 @@ def equal_lengths(rng, L, budget_cells):
     return seqs, trip[rng.integers(0, 256, size=T)]
 
 
-def throughput(rng, lengths, modes, precs, log, budget_cells):
+def unequal_lengths(rng, la, lb, lc, budget_cells):
+    """``(seqs, trip)``: about ``budget_cells`` cells of triplets (A, B, C) of lengths (la, lb, lc),
+    each drawn from 16 random DNA sequences of its length (at least 256 triplets)."""
+    T = int(max(256, min(1 << 20, budget_cells // (la * lb * lc))))
+    seqs = random_set(rng, np.array([la] * 16 + [lb] * 16 + [lc] * 16), _alphabet.get("dna"))
+    trip = np.stack([rng.integers(0, 16, T), 16 + rng.integers(0, 16, T), 32 + rng.integers(0, 16, T)], axis=1)
+    return seqs, trip
+
+
+def throughput(rng, shapes, modes, precs, log, budget_cells):
+    """Rows of TCUPS per shape x mode x precision; a shape is L (equal lengths) or (la, lb, lc)."""
     sc = Scoring.dna()
     out = []
-    for L in lengths:
-        seqs, trip = equal_lengths(rng, L, budget_cells)
+    for shape in shapes:
+        if isinstance(shape, tuple):
+            seqs, trip = unequal_lengths(rng, *shape, budget_cells)
+            L = "x".join(map(str, shape))
+            cells = trip.shape[0] * int(np.prod(shape))
+        else:
+            seqs, trip = equal_lengths(rng, shape, budget_cells)
+            L = shape
+            cells = trip.shape[0] * L**3
         T = trip.shape[0]
-        cells = T * L**3
         for mode in modes:
             mi = MODES.index(mode)
             for prec in precs:
@@ -138,7 +156,7 @@ def throughput(rng, lengths, modes, precs, log, budget_cells):
                 info = batch.info[0]
                 out.append((L, mode, prec, T, t, cells / t / 1e12, info["regs"], info["local_bytes"],
                             info["shape"], info["bits"]))
-                log(f"L={L:5d} {mode:10s} {prec:5s} T={T:8d} {t * 1e3:9.3f} ms "
+                log(f"L={L:>5} {mode:10s} {prec:5s} T={T:8d} {t * 1e3:9.3f} ms "
                     f"{cells / t / 1e12:6.3f} TCUPS regs={info['regs']} local={info['local_bytes']} "
                     f"group={info['shape']} bits={info['bits']} stage={int(info.get('stage', 0))} "
                     f"profile={int(info.get('profile', 0))} imad={int(info.get('imad', 0))}")
@@ -171,6 +189,8 @@ def main(argv=None):
     ap.add_argument("--precisions", default=",".join(PRECS))
     ap.add_argument("--cells", type=float, default=4e11, help="cells per timed batch (about)")
     ap.add_argument("--skip-check", action="store_true")
+    ap.add_argument("--shapes", default="2048x32x64,64x32x64,40x17x40,300x200x100",
+                    help="unequal lengths LAxLBxLC (comma list) timed after the equal ones; '' for none")
     ap.add_argument("--single", default="8,16,32,64,128,256,512,1024")
     ap.add_argument("--multi", default="", help="experiment: configs TJxTKxPxQ[:MINBLOCKS] (comma list) "
                     "to try in turn for planes larger than one region")
@@ -195,7 +215,8 @@ def main(argv=None):
             _write(args.out, lines)
             return 1
     lengths = [int(x) for x in args.lengths.split(",") if x]
-    log("\n## throughput (random DNA, equal lengths; kernel time by CUDA events, median)\n")
+    lengths += [tuple(int(y) for y in x.split("x")) for x in args.shapes.split(",") if x]
+    log("\n## throughput (random DNA; equal lengths L, then unequal LAxLBxLC; kernel time by CUDA events, median)\n")
     rows = []
     for cfg in (args.multi.split(",") if args.multi else [None]):
         if cfg:

@@ -26,7 +26,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_kernels import MODES, equal_lengths, time_batch  # noqa: E402
+from bench_kernels import MODES, equal_lengths, time_batch, unequal_lengths  # noqa: E402
 from trimsa.scoring import Scoring  # noqa: E402
 from trimsa.triplet import _gpu  # noqa: E402
 
@@ -37,19 +37,26 @@ def main(argv=None):
     ap.add_argument("--mode", choices=MODES, default="global")
     ap.add_argument("--precision", choices=("int32", "int16"), default="int16")
     ap.add_argument("--cells", type=float, default=6e10)
+    ap.add_argument("--shape", default="", help="LA,LB,LC: triplets of these unequal lengths instead (global "
+                    "mode with a long A and a one-region plane shows the step without item and region switches)")
     ap.add_argument("--tail-split", action="store_true",
                     help="let the launcher move a partial last wave to split launches (off: one "
                          "streaming launch per run, so that --launch-skip 1 profiles the second run)")
     args = ap.parse_args(argv)
     _gpu.require()
     _gpu.TAIL_SPLIT = args.tail_split
-    L = args.length
-    seqs, trip = equal_lengths(np.random.default_rng(1), L, args.cells)
+    rng = np.random.default_rng(1)
+    if args.shape:
+        la, lb, lc = (int(x) for x in args.shape.split(","))
+        seqs, trip = unequal_lengths(rng, la, lb, lc, args.cells)
+    else:
+        la = lb = lc = args.length
+        seqs, trip = equal_lengths(rng, la, args.cells)
     T = trip.shape[0]
     batch = _gpu.Batch(seqs, trip, MODES.index(args.mode), Scoring.dna(), args.precision)
     t = time_batch(batch, 1)   # a warm-up launch, then the one timed (and profiled)
-    print(f"L={L} {args.mode} {args.precision} triplets={T} {batch.info[0]} "
-          f"last launch {t * 1e3:.3f} ms, {T * L**3 / t / 1e12:.3f} TCUPS")
+    print(f"{la}x{lb}x{lc} {args.mode} {args.precision} triplets={T} {batch.info[0]} "
+          f"last launch {t * 1e3:.3f} ms, {T * la * lb * lc / t / 1e12:.3f} TCUPS")
     return 0
 
 

@@ -303,13 +303,11 @@ def real_shapes(args) -> int:
     """TCUPS of the product kernel (global mode) on triplets of unequal lengths (la, lb, lc):
     long A with a one-region plane shows the kernel without its item and region switches."""
     sys.path.insert(0, str(ROOT))
+    sys.path.insert(0, str(ROOT / "eval"))
     import cupy as cp
-    from trimsa import alphabet as _alphabet
+    from bench_kernels import unequal_lengths
     from trimsa.scoring import Scoring
-    from trimsa.triplet import _gpu
-    from trimsa.triplet._synthetic import random_set
-
-    from trimsa.triplet import _gpu_plan
+    from trimsa.triplet import _gpu, _gpu_plan
 
     rng = np.random.default_rng(args.seed)
     shipped = dict(_gpu_plan.TALL_ONE_REGION)
@@ -319,9 +317,8 @@ def real_shapes(args) -> int:
     print("|---|---|---|---:|---:|---:|---|---:|")
     for shape in args.real.split(","):
         la, lb, lc = (int(x) for x in shape.split("x"))
-        n = int(max(256, min(1 << 20, args.real_cells // (la * lb * lc))))
-        seqs = random_set(rng, np.array([la] * 16 + [lb] * 16 + [lc] * 16), _alphabet.get("dna"))
-        trip = np.stack([rng.integers(0, 16, n), 16 + rng.integers(0, 16, n), 32 + rng.integers(0, 16, n)], axis=1)
+        seqs, trip = unequal_lengths(rng, la, lb, lc, args.real_cells)
+        n = trip.shape[0]
         for prec, one_region in runs:
             _gpu_plan.TALL_ONE_REGION = one_region
             batch = _gpu.Batch(seqs, trip, 0, Scoring.dna(), prec)

@@ -122,3 +122,15 @@ def test_sloped_proxy_inputs_and_recurrence_give_the_plain_dp(label):
                     assert planes[steps][J, K] == ref[steps - J - K, J, K] - g2 * steps
     finally:
         sys.modules.pop("proxy_sloped", None)
+
+
+def test_bench_unequal_lengths_builds_the_shape_asked_for():
+    bk = _load("bench_kernels")
+    import numpy as np
+
+    seqs, trip = bk.unequal_lengths(np.random.default_rng(3), 40, 17, 29, 40 * 17 * 29 * 1000)
+    assert trip.shape == (1000, 3)
+    lens = seqs.lengths[trip]
+    assert (lens[:, 0] == 40).all() and (lens[:, 1] == 17).all() and (lens[:, 2] == 29).all()
+    # a small budget still gives a batch that fills the GPU
+    assert bk.unequal_lengths(np.random.default_rng(3), 40, 17, 29, 1)[1].shape[0] == 256

@@ -613,19 +613,44 @@ triplet_score(const unsigned char* __restrict__ codes,
             }
             if (MODE == 0) {
                 // faces of global mode: H'(i,0,k) and H'(i,j,0), 2-D recurrences
-                // (a residue against two gaps scores 0 in H')
-                if (p == 0 && J == 0) {
+                // (a residue against two gaps scores 0 in H'). Only the threads on the plane's
+                // edges need them. As branches they cut the tile into three basic blocks; the
+                // staged 16-bit kernels (FMASK) compute both in every thread instead and keep
+                // them by a predicate (one instruction per entry), which leaves the tile one
+                // block: measured +5.7% at L = 32 and +2.0% at L = 64 (same run). The unstaged
+                // 16-bit kernels (faces only in the first region row / column, and wasted
+                // elsewhere) and the 32-bit ones (more spills) measured 3-14% slower that way
+                // (session 15, eval/results/faces-H100-2026-11-24-s15.md).
+                constexpr bool FMASK = A::NH == 2 && STAGE;
+                const bool row = p == 0 && J == 0, col = q == 0 && Kr == 0;
+                if constexpr (FMASK) {
+                    T x = Tc[0];
 #pragma unroll
-                    for (int c = 0; c < TK; ++c)
-                        Tc[c + 1] = A::addmax(Tp[c], sac2g[c], A::max(Tp[c + 1], Tc[c]));
-                }
-                if (q == 0 && Kr == 0) {
+                    for (int c = 0; c < TK; ++c) {
+                        x = A::addmax(Tp[c], sac2g[c], A::max(Tp[c + 1], x));
+                        Tc[c + 1] = row ? x : Tc[c + 1];
+                    }
                     T upc = Tc[0], upp = Tp[0];
 #pragma unroll
                     for (int r = 0; r < TJ; ++r) {
-                        Lc[r] = A::addmax(upp, sab2g[r], A::max(Lp[r], upc));
-                        upc = Lc[r];
+                        upc = A::addmax(upp, sab2g[r], A::max(Lp[r], upc));
                         upp = Lp[r];
+                        Lc[r] = col ? upc : Lc[r];
+                    }
+                } else {
+                    if (row) {
+#pragma unroll
+                        for (int c = 0; c < TK; ++c)
+                            Tc[c + 1] = A::addmax(Tp[c], sac2g[c], A::max(Tp[c + 1], Tc[c]));
+                    }
+                    if (col) {
+                        T upc = Tc[0], upp = Tp[0];
+#pragma unroll
+                        for (int r = 0; r < TJ; ++r) {
+                            Lc[r] = A::addmax(upp, sab2g[r], A::max(Lp[r], upc));
+                            upc = Lc[r];
+                            upp = Lp[r];
+                        }
                     }
                 }
             }
