@@ -617,9 +617,10 @@ triplet_score(const unsigned char* __restrict__ codes,
                 // edges need them. As branches they cut the tile into three basic blocks; the
                 // staged 16-bit kernels (FMASK) compute both in every thread instead and keep
                 // them by a predicate (one instruction per entry), which leaves the tile one
-                // block: measured +5.7% at L = 32 and +2.0% at L = 64 (same run). The unstaged
-                // 16-bit kernels (faces only in the first region row / column, and wasted
-                // elsewhere) and the 32-bit ones (more spills) measured 3-14% slower that way
+                // block: measured +5.7% at L = 32 and +2.0% at L = 64 (same run). That way the
+                // unstaged 16-bit kernels measured 10-14% slower at L = 128..256 (the faces are
+                // needed in the first region row / column only; faster only on one-region planes
+                // of long items), the 32-bit ones 2.5-8% slower (more local memory)
                 // (session 15, eval/results/faces-H100-2026-11-24-s15.md).
                 constexpr bool FMASK = A::NH == 2 && STAGE;
                 const bool row = p == 0 && J == 0, col = q == 0 && Kr == 0;
