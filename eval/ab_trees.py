@@ -23,6 +23,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from proxy_kernels import ratio_table  # noqa: E402
+
 def child(root, lengths, shapes, modes, precs, cells):
     """Time the batches with the tree at ``root`` (in a fresh process); one ``ROW`` line each."""
     sys.path.insert(0, str(root))
@@ -86,18 +90,8 @@ def main():
                     best[k] = max(best.get(k, 0), tc)
                     info[k] = f"{regs}r {lb}B {'x'.join(map(str, cfg))} st{int(st)} pf{int(pf)}"
                     print(f"pass {ps + 1} {name:10s} {shape:12s} {mode:10s} {prec} {tc:.3f}", flush=True)
-    names = [n for n, _ in trees]
-    lines = ["| shape | mode | precision | " + " | ".join(names) + " |", "|---|---|---|" + "---:|" * len(names)]
     shapes = [f"{x}x{x}x{x}" for x in L] + S
-    for sh in shapes:
-        for mode in M:
-            for prec in P:
-                b = best.get((sh, mode, prec, names[0]))
-                cells = []
-                for n in names:
-                    x = best.get((sh, mode, prec, n))
-                    cells.append("-" if x is None else f"{x:.3f}" + (f" ({x / b:.3f})" if b and n != names[0] else ""))
-                lines.append(f"| {sh} | {mode} | {prec} | " + " | ".join(cells) + " |")
+    lines = ratio_table(best, [(sh, m, pr) for sh in shapes for m in M for pr in P], [n for n, _ in trees], "shape")
     lines += ["", "Launches (registers, local bytes, configuration TJxTKxPxQ, staged, A-residue profile):", ""]
     lines += [f"- {k[3]} {k[0]} {k[1]} {k[2]}: {info[k]}" for k in sorted(info)]
     print("\n" + "\n".join(lines))

@@ -258,6 +258,20 @@ def make_tree(variant: str, dest: Path, stage_all: bool) -> Path:
     return root
 
 
+def ratio_table(best: dict, rows, names, label: str) -> list[str]:
+    """Markdown rows of ``best[(row..., name)]`` (TCUPS) per row ``(label value, mode, precision)``
+    and column ``name``, with the ratio to the first column in brackets (``-`` where missing)."""
+    lines = [f"| {label} | mode | precision | " + " | ".join(names) + " |", "|---|---|---|" + "---:|" * len(names)]
+    for row in rows:
+        base = best.get((*row, names[0]))
+        cells = []
+        for n in names:
+            x = best.get((*row, n))
+            cells.append("-" if x is None else f"{x:.3f}" + (f" ({x / base:.3f})" if base and n != names[0] else ""))
+        lines.append(f"| {row[0]} | {row[1]} | {row[2]} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def child(root: Path, lengths, modes, precs, cells: float) -> None:
     """Time the batches with the tree at ``root`` (run in a fresh process)."""
     sys.path.insert(0, str(root))
@@ -316,17 +330,7 @@ def main(argv=None):
                         print(f"pass {p + 1} {v:14s} L={L:>4} {mode:10s} {prec} {float(tc):.3f} TCUPS", flush=True)
                         best[key] = max(best.get(key, 0.0), float(tc))
                         info[key] = f"{regs} regs, {lb} B local, {blocks} blocks, {shape}, imad {imad}"
-    lines = [f"| L | mode | precision | " + " | ".join(variants) + " |",
-             "|---|---|---|" + "---:|" * len(variants)]
-    for L in lengths:
-        for mode in modes:
-            for prec in precs:
-                base = best.get((L, mode, prec, variants[0]))
-                cells = []
-                for v in variants:
-                    x = best.get((L, mode, prec, v))
-                    cells.append(f"{x:.3f}" + (f" ({x / base:.3f})" if base and v != variants[0] else ""))
-                lines.append(f"| {L} | {mode} | {prec} | " + " | ".join(cells) + " |")
+    lines = ratio_table(best, [(L, m, pr) for L in lengths for m in modes for pr in precs], variants, "L")
     lines += ["", "Launch of each cell (registers, local bytes, blocks, configuration, 16-bit IMAD update):", ""]
     lines += [f"- {k[3]} L={k[0]} {k[1]} {k[2]}: {info[k]}" for k in sorted(info)]
     print("\n".join(lines))

@@ -134,3 +134,12 @@ def test_bench_unequal_lengths_builds_the_shape_asked_for():
     assert (lens[:, 0] == 40).all() and (lens[:, 1] == 17).all() and (lens[:, 2] == 29).all()
     # a small budget still gives a batch that fills the GPU
     assert bk.unequal_lengths(np.random.default_rng(3), 40, 17, 29, 1)[1].shape[0] == 256
+
+
+def test_ratio_table_gives_ratios_to_the_first_column_and_marks_missing_cells():
+    mod = _load("proxy_kernels")
+    best = {(64, "global", "int16", "a"): 2.0, (64, "global", "int16", "b"): 3.0}
+    lines = mod.ratio_table(best, [(64, "global", "int16"), (32, "global", "int16")], ["a", "b"], "L")
+    assert lines[0] == "| L | mode | precision | a | b |"
+    assert lines[2] == "| 64 | global | int16 | 2.000 | 3.000 (1.500) |"
+    assert lines[3] == "| 32 | global | int16 | - | - |"
