@@ -12,8 +12,9 @@ One command::
 2. Throughput: TCUPS (cells / kernel seconds / 1e12, cells = la*lb*lc) per
    length 8..1024 x mode x precision, for large batches of equal-length
    random DNA triplets, then a few triplet shapes of unequal lengths
-   (``--shapes``: a long A over one region, planes that pad); CUDA events,
-   one warm-up, median of repeats.
+   (``--shapes``: a long A over one region, planes that pad), then the length
+   mixes of real FASTA files if given (``--fasta``); CUDA events, one warm-up,
+   median of repeats.
 3. Table I: time to score one triplet of three sequences of each length
    (kernel time by events, and the whole ``score_triplets`` call).
 
@@ -34,6 +35,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from trimsa import alphabet as _alphabet  # noqa: E402
+from trimsa.io import read_sequences  # noqa: E402
 from trimsa.scoring import Scoring  # noqa: E402
 from trimsa.triplet import _cpu, _gpu, _gpu_plan  # noqa: E402
 from trimsa.triplet._synthetic import random_set  # noqa: E402
@@ -133,12 +135,38 @@ def unequal_lengths(rng, la, lb, lc, budget_cells):
     return seqs, trip
 
 
+def fasta_triplets(rng, path, budget_cells):
+    """``(seqs, trip)``: triplets of three distinct sequences of a FASTA file, drawn at
+    random, about ``budget_cells`` cells (at least 256 triplets): the file's own length mix."""
+    seqs = read_sequences(path)
+    n = len(seqs.names)
+    if n < 3:
+        raise SystemExit(f"bench_kernels: {path}: needs at least 3 sequences, found {n}")
+    T = int(max(256, min(1 << 20, budget_cells // np.mean(seqs.lengths.astype(np.float64)) ** 3)))
+    return seqs, distinct_triplets(rng, n, T)
+
+
+def distinct_triplets(rng, n, T):
+    """``(T, 3)`` rows of three distinct indices below ``n`` (redrawn until distinct)."""
+    trip = rng.integers(0, n, size=(T, 3))
+    while True:
+        bad = (trip[:, 0] == trip[:, 1]) | (trip[:, 0] == trip[:, 2]) | (trip[:, 1] == trip[:, 2])
+        if not bad.any():
+            return trip
+        trip[bad] = rng.integers(0, n, size=(int(bad.sum()), 3))
+
+
 def throughput(rng, shapes, modes, precs, log, budget_cells):
-    """Rows of TCUPS per shape x mode x precision; a shape is L (equal lengths) or (la, lb, lc)."""
+    """Rows of TCUPS per shape x mode x precision; a shape is L (equal lengths), (la, lb, lc),
+    or a FASTA file (a :class:`~pathlib.Path`: triplets of its sequences, :func:`fasta_triplets`)."""
     sc = Scoring.dna()
     out = []
     for shape in shapes:
-        if isinstance(shape, tuple):
+        if isinstance(shape, Path):
+            seqs, trip = fasta_triplets(rng, shape, budget_cells)
+            L = shape.parent.name if shape.name.startswith("input.") else shape.stem
+            cells = _gpu_plan.cells(seqs.lengths[trip])
+        elif isinstance(shape, tuple):
             seqs, trip = unequal_lengths(rng, *shape, budget_cells)
             L = "x".join(map(str, shape))
             cells = trip.shape[0] * int(np.prod(shape))
@@ -191,6 +219,8 @@ def main(argv=None):
     ap.add_argument("--skip-check", action="store_true")
     ap.add_argument("--shapes", default="2048x32x64,64x32x64,40x17x40,300x200x100",
                     help="unequal lengths LAxLBxLC (comma list) timed after the equal ones; '' for none")
+    ap.add_argument("--fasta", default="", help="FASTA files (comma list) whose sequences' own length mix is "
+                    "timed after the shapes: random triplets of distinct sequences, about --cells cells each")
     ap.add_argument("--single", default="8,16,32,64,128,256,512,1024")
     ap.add_argument("--multi", default="", help="experiment: configs TJxTKxPxQ[:MINBLOCKS] (comma list) "
                     "to try in turn for planes larger than one region")
@@ -216,7 +246,8 @@ def main(argv=None):
             return 1
     lengths = [int(x) for x in args.lengths.split(",") if x]
     lengths += [tuple(int(y) for y in x.split("x")) for x in args.shapes.split(",") if x]
-    log("\n## throughput (random DNA; equal lengths L, then unequal LAxLBxLC; kernel time by CUDA events, median)\n")
+    lengths += [Path(x) for x in args.fasta.split(",") if x]
+    log("\n## throughput (random DNA: equal lengths L, then unequal LAxLBxLC; then the sequences of --fasta files; kernel time by CUDA events, median)\n")
     rows = []
     for cfg in (args.multi.split(",") if args.multi else [None]):
         if cfg:

@@ -143,3 +143,43 @@ def test_ratio_table_gives_ratios_to_the_first_column_and_marks_missing_cells():
     assert lines[0] == "| L | mode | precision | a | b |"
     assert lines[2] == "| 64 | global | int16 | 2.000 | 3.000 (1.500) |"
     assert lines[3] == "| 32 | global | int16 | - | - |"
+
+
+def test_bench_fasta_triplets_draw_distinct_sequences_of_the_file():
+    bk = _load("bench_kernels")
+    import numpy as np
+
+    path = ROOT / "tests" / "data" / "six.fa"
+    seqs, trip = bk.fasta_triplets(np.random.default_rng(5), path, 1)
+    assert len(seqs.names) == 6 and trip.shape == (256, 3)
+    assert trip.min() >= 0 and trip.max() < 6
+    assert (trip[:, 0] != trip[:, 1]).all() and (trip[:, 0] != trip[:, 2]).all() and (trip[:, 1] != trip[:, 2]).all()
+    # every sequence gets drawn: the rows are not stuck on a few indices
+    assert set(np.unique(trip)) == set(range(6))
+    # three sequences: every row is a permutation of the three
+    assert (np.sort(bk.distinct_triplets(np.random.default_rng(1), 3, 50), axis=1) == [0, 1, 2]).all()
+
+
+def test_padding_model_counts_the_swept_cells_of_a_multi_region_plane():
+    pm = _load("padding_model")
+    import numpy as np
+
+    try:
+        # one triplet, lengths 70 / 60 / 70: A = 70 (71 layers in global mode), plane 60 x 70,
+        # larger than every one-region configuration. 16 bits: a pair with one empty lane,
+        # 32 x 64 regions -> 64 x 128 padded; the 64 x 32 region pads it to 64 x 96.
+        # 32 bits: the tall 64 x 64 regions -> 64 x 128, or 64 x 96 with 64 x 32 regions.
+        lengths = np.array([70, 60, 70])
+        trip = np.array([[0, 1, 2]])
+        r16 = pm.swept(lengths, trip, 0, "int16")
+        assert r16 == dict(real=70 * 60 * 70, planned=2 * 71 * 64 * 128, per_triplet=71 * 64 * 128,
+                           best=71 * 64 * 96)
+        r32 = pm.swept(lengths, trip, 0, "int32")
+        assert r32 == dict(real=70 * 60 * 70, planned=71 * 64 * 128, per_triplet=71 * 64 * 128,
+                           best=71 * 64 * 96)
+        # local mode sweeps no layer 0 (A = 30 layers); a one-region plane (B x C = 20 x 25, in the
+        # 32 x 32 region of (8, 8, 4, 4)) has no alternative
+        r = pm.swept(np.array([25, 20, 30]), trip, 2, "int16")
+        assert r["per_triplet"] == 30 * 32 * 32 and r["best"] == r["per_triplet"]
+    finally:
+        sys.modules.pop("bench_kernels", None)
