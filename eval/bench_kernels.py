@@ -11,7 +11,9 @@ One command::
    Any mismatch stops the run with status 1.
 2. Throughput: TCUPS (cells / kernel seconds / 1e12, cells = la*lb*lc) per
    length 8..1024 x mode x precision, for large batches of equal-length
-   random DNA triplets, then a few triplet shapes of unequal lengths
+   random DNA triplets (about ``--cells`` cells, rounded to whole waves of the
+   GPU's resident thread groups, at least ``WAVES`` of them up to ``MAX_CELLS``
+   cells), then a few triplet shapes of unequal lengths
    (``--shapes``: a long A over one region, planes that pad), then the length
    mixes of real FASTA files if given (``--fasta``); CUDA events, one warm-up,
    median of repeats.
@@ -42,6 +44,10 @@ from trimsa.triplet._synthetic import random_set  # noqa: E402
 
 MODES = ("global", "semiglobal", "local")
 PRECS = ("int32", "int16")
+#: equal-length batches: whole waves of resident groups (:func:`wave_size`), at least this many ...
+WAVES = 8
+#: ... unless that exceeds this many cells (then fewer, at least one: L = 1024 takes one wave)
+MAX_CELLS = 3e12
 PAPER = {  # TrioSeq on H100 (000_*.txt): Table I single triplet, ms
     8: 0.013, 16: 0.028, 32: 0.053, 64: 0.100, 128: 0.311, 256: 1.432, 512: 15.66, 1024: 52.79}
 
@@ -118,9 +124,15 @@ def time_batch(batch, reps):
     return float(np.median(times))
 
 
-def equal_lengths(rng, L, budget_cells):
-    """``(seqs, trip)``: about ``budget_cells`` cells of triplets of 64 random DNA sequences of length L."""
+def equal_lengths(rng, L, budget_cells, wave=0, max_cells=MAX_CELLS):
+    """``(seqs, trip)``: about ``budget_cells`` cells of triplets of 64 random DNA sequences of length L
+    (at least 2048, at most 2^20 triplets). With ``wave`` (triplets per wave of the GPU's resident
+    thread groups, :func:`wave_size`): a whole number of waves, at least ``WAVES`` unless that
+    exceeds ``max_cells`` cells, and at least one."""
     T = int(min(1 << 20, max(2048, budget_cells // L**3)))
+    if wave:
+        least = min(WAVES, max(1, int(max_cells // (L**3 * wave))))
+        T = max(T // wave, least) * wave
     seqs = random_set(rng, np.full(64, L), _alphabet.get("dna"))
     trip = np.stack([rng.permutation(64)[:3] for _ in range(256)])
     return seqs, trip[rng.integers(0, 256, size=T)]
@@ -156,11 +168,21 @@ def distinct_triplets(rng, n, T):
         trip[bad] = rng.integers(0, n, size=(int(bad.sum()), 3))
 
 
+def wave_size():
+    """Triplets in one wave of the device's resident thread groups in the multi-region
+    configuration, as 16-bit pairs (two waves of 32-bit items). A batch that ends in a
+    partial wave idles part of the GPU at its end (session 16: a set of lengths near 500
+    ran at 1.99 TCUPS in 1.6 waves, 2.47 in 5.8); whole waves time the steady state."""
+    return 2 * _gpu._groups(_gpu_plan.CONFIGS[_gpu_plan.MULTI], 16, 0)
+
+
 def throughput(rng, shapes, modes, precs, log, budget_cells):
     """Rows of TCUPS per shape x mode x precision; a shape is L (equal lengths), (la, lb, lc),
-    or a FASTA file (a :class:`~pathlib.Path`: triplets of its sequences, :func:`fasta_triplets`)."""
+    or a FASTA file (a :class:`~pathlib.Path`: triplets of its sequences, :func:`fasta_triplets`).
+    Equal lengths take whole waves (:func:`equal_lengths` with :func:`wave_size`)."""
     sc = Scoring.dna()
     out = []
+    wave = wave_size() if any(isinstance(x, int) for x in shapes) else 0
     for shape in shapes:
         if isinstance(shape, Path):
             seqs, trip = fasta_triplets(rng, shape, budget_cells)
@@ -171,7 +193,7 @@ def throughput(rng, shapes, modes, precs, log, budget_cells):
             L = "x".join(map(str, shape))
             cells = trip.shape[0] * int(np.prod(shape))
         else:
-            seqs, trip = equal_lengths(rng, shape, budget_cells)
+            seqs, trip = equal_lengths(rng, shape, budget_cells, wave)
             L = shape
             cells = trip.shape[0] * L**3
         T = trip.shape[0]

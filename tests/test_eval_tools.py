@@ -183,3 +183,21 @@ def test_padding_model_counts_the_swept_cells_of_a_multi_region_plane():
         assert r["per_triplet"] == 30 * 32 * 32 and r["best"] == r["per_triplet"]
     finally:
         sys.modules.pop("bench_kernels", None)
+
+
+def test_bench_equal_lengths_takes_whole_waves_within_the_cell_cap():
+    bk = _load("bench_kernels")
+    import numpy as np
+
+    rng = np.random.default_rng(2)
+    wave = 2112   # an H100's 1,056 resident groups of (8, 8, 4, 8), two triplets each
+    # the budget alone: 4e11 // 512^3 = 2980 triplets (1.4 waves); 8 waves (16896) are under 3e12 cells
+    seqs, trip = bk.equal_lengths(rng, 512, 4e11, wave, 3e12)
+    assert trip.shape == (16896, 3) and (seqs.lengths == 512).all()
+    # L = 1024: 3e12 cells hold 1.3 waves: one whole wave
+    assert bk.equal_lengths(rng, 1024, 4e11, wave, 3e12)[1].shape[0] == 2112
+    # L = 256: 4e11 // 256^3 = 23841 triplets, 11.3 waves -> 11 whole ones
+    assert bk.equal_lengths(rng, 256, 4e11, wave, 3e12)[1].shape[0] == 11 * 2112
+    # without a wave: the budget, at least 2048
+    assert bk.equal_lengths(rng, 512, 4e11)[1].shape[0] == 2980
+    assert bk.equal_lengths(rng, 1024, 4e11)[1].shape[0] == 2048
