@@ -158,6 +158,12 @@ def fasta_triplets(rng, path, budget_cells):
     return seqs, distinct_triplets(rng, n, T)
 
 
+def data_label(path):
+    """A FASTA file's name in tables: its directory for the simulated sets' ``input.fa[.gz]``."""
+    path = Path(path)
+    return path.parent.name if path.name.startswith("input.") else path.stem
+
+
 def distinct_triplets(rng, n, T):
     """``(T, 3)`` rows of three distinct indices below ``n`` (redrawn until distinct)."""
     trip = rng.integers(0, n, size=(T, 3))
@@ -186,7 +192,7 @@ def throughput(rng, shapes, modes, precs, log, budget_cells):
     for shape in shapes:
         if isinstance(shape, Path):
             seqs, trip = fasta_triplets(rng, shape, budget_cells)
-            L = shape.parent.name if shape.name.startswith("input.") else shape.stem
+            L = data_label(shape)
             cells = _gpu_plan.cells(seqs.lengths[trip])
         elif isinstance(shape, tuple):
             seqs, trip = unequal_lengths(rng, *shape, budget_cells)
