@@ -9,7 +9,9 @@ For each length L it scores a batch of random DNA triplets of length L (about
 (traceback) a batch of half that size, in global mode, after a warm-up call
 that compiles the kernels. It prints wall-clock GCUPS and GCUPS per core from
 the process's CPU time (the machine may be shared: CPU time is the steadier
-figure), then a Markdown table.
+figure), then a Markdown table, which it also writes to ``--out``: by default
+``eval/results/bench_cpu.md``, this benchmark's current result (listed in
+``eval/results/README.md``; ``--out ''`` writes nothing).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from datetime import datetime, timezone
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+RESULT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "bench_cpu.md")
 
 import trimsa  # noqa: E402
 from trimsa import _numba  # noqa: E402
@@ -46,7 +49,9 @@ def main(argv=None):
     p.add_argument("--cells", type=float, default=2e9, help="cells per score batch")
     p.add_argument("--threads", type=int, default=0)
     p.add_argument("--modes", nargs="+", default=["global"])
-    p.add_argument("--out", default=None, help="also write the Markdown table here")
+    p.add_argument("--out", default=RESULT,
+                   help="also write the Markdown table here (default: the current result, "
+                   "eval/results/bench_cpu.md; '' for none)")
     args = p.parse_args(argv)
     nthreads = _numba.set_threads(args.threads)
     rng = np.random.default_rng(2026)

@@ -5,7 +5,9 @@ Usage: ``python eval/bench_evaluate.py [--seqs 1000] [--cols 15000] [--reps 3]``
 Builds a random reference (residues with 30% gaps), derives an estimate by
 moving each row's gaps around, writes both as FASTA in a temporary folder and
 times ``compare`` on the paths (reading included) and on the in-memory rows.
-Prints one table row per measurement.
+Prints one table row per measurement. The current result is
+``eval/results/bench_evaluate.md`` (this output, with the machine and the
+command above it; listed in ``eval/results/README.md``).
 """
 
 from __future__ import annotations

@@ -10,7 +10,9 @@ command, Python start-up included, numba cache warm: one warm-up run first) and
 scored with :func:`trimsa.evaluate.compare` (FastSP definitions). Peer numbers
 are read from each set's ``peers/scores.tsv`` (FastSP, SCOREBOARD machine).
 ``--mafft-timing`` also times ``mafft --auto --thread 2 --quiet`` and trimsa
-on msa-N1000-h0.5 here, three runs each (median).
+on msa-N1000-h0.5 here, three runs each (median). The report goes to ``--out``:
+by default ``eval/results/progressive_msa.md``, this benchmark's current result
+(listed in ``eval/results/README.md``).
 """
 
 from __future__ import annotations

@@ -8,7 +8,8 @@ For every data set ``DATA_DIR/*/`` and every ``ok`` row of its
 against ``true.fa[.gz]`` and compares SPFN, SPFP and TC (full precision in the
 file), SP-score and Modeler (4 decimals in the file) and the estimate's column
 count. Prints the largest absolute differences; exits 1 when one of the full
-precision ones exceeds 1e-9.
+precision ones exceeds 1e-9. The current result is ``eval/results/check_fastsp.txt``
+(this output, with the date and machine above it; listed in ``eval/results/README.md``).
 """
 
 from __future__ import annotations

@@ -19,8 +19,8 @@
 
 // A 32-bit IMAD (a * one + b; one == 1 at run time, unknown to the compiler): it
 // runs on the FMA pipe, beside the DPX operations on the ALU pipe
-// (eval/results/pipes-H100-2026-11-23.md), and the compiler cannot fuse it into a
-// maximum that reads it (a plain sum becomes VIADDMNMX).
+// (eval/experiments/kernels/results/pipes-H100-2026-11-23.md), and the compiler cannot
+// fuse it into a maximum that reads it (a plain sum becomes VIADDMNMX).
 __device__ __forceinline__ unsigned imad_add(unsigned a, unsigned b, int one) {
     unsigned d;
     asm("mad.lo.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(one), "r"(b));
@@ -46,10 +46,11 @@ struct I32 {
 #endif
     }
     // max(a + b, 0), for b <= 0 (local mode, b = 2*gap; the launcher sends local mode with
-    // gap > 0 to the CPU). Written as the DPX relu form max(a + b, b, 0): from
-    // __viaddmax_s32(a, b, 0) ptxas emitted an IMAD and a VIMNMX with RZ, two instructions
-    // in the wavefront's dependency chain (session 13: 32-bit local tile block 1225 -> 1110
-    // instructions, eval/results/kernels-H100-2026-11-23-s13-relu.md).
+    // gap > 0 to the CPU). Written as the DPX relu form max(a + b, b, 0), which ptxas keeps
+    // as one VIADDMNMX.RELU; from __viaddmax_s32(a, b, 0) it emits an IMAD and a VIMNMX with
+    // RZ, two instructions in the wavefront's dependency chain (32-bit local tall tile block:
+    // 1110 instructions against 1225;
+    // eval/experiments/kernels/results/kernels-H100-2026-11-23-s13-relu.md).
     __device__ __forceinline__ static T addrelu(T a, T b) {
 #if TRIMSA_DPX
         return __viaddmax_s32_relu(a, b, b);

@@ -134,17 +134,20 @@ triplet_score(const unsigned char* __restrict__ codes,
     // with the additions of x_ac and x_ab as IMADs (A::addf, on the FMA pipe), and
     // dg_p + x_ac of one cell reused as lf_p + x_ac of the cell above: 2 DPX operations
     // and 2 IMADs per cell where the plain update issues 4 DPX operations (which share
-    // the ALU pipe with PRMT; eval/results/pipes-H100-2026-11-23.md). Measured (session 9,
-    // eval/results/kernels-H100-2026-11-23-s9-ab.md, same-run A/B): 32 bits +4-6% at
-    // L = 32..64; unstaged launches 1-8% slower (in both widths), so staged only.
+    // the ALU pipe with PRMT; eval/experiments/kernels/results/pipes-H100-2026-11-23.md).
+    // Staged launches only: there it is 4-6% faster in 32 bits at L = 32..64, and unstaged
+    // launches are 1-8% slower with it in both widths (same-run A/B,
+    // eval/experiments/kernels/results/kernels-H100-2026-11-23-s9-ab.md).
     // (Its condition, SHIFT && A::IMADD && STAGE, is written out where it is used: a local
-    // constexpr for it changed the SASS of every other instantiation.)
-    // The tile updated in place: measured 7-15% faster for local at L >= 128, 1-3% for
-    // 32-bit global, 2-3% slower for 16-bit global at L <= 64 (session 7,
-    // eval/results/kernels-H100-2026-11-22-s7-ab.md), which keeps a second tile. The
-    // 16-bit IMAD update runs in place (session 9: semiglobal +3-5% at L = 32..64 against
-    // the plain update with the second tile; global -4% at L = 32, and with the second
-    // tile no faster, so the launcher takes S16x2N for semiglobal only).
+    // constexpr for it changes the SASS of every other instantiation.)
+    // The tile is updated in place (INPLACE), except in the 16-bit global and semiglobal
+    // kernels with the plain update, which keep a second tile: in place is 7-15% faster for
+    // local at L >= 128 and 1-3% for 32-bit global, but 2-3% slower for 16-bit global at
+    // L <= 64 (eval/experiments/kernels/results/kernels-H100-2026-11-22-s7-ab.md).
+    // The 16-bit IMAD update runs in place: for semiglobal 3-5% faster at L = 32..64 than
+    // the plain update with the second tile; for global 4% slower at L = 32, and no faster
+    // with the second tile, so the launcher takes S16x2N for semiglobal only (the same A/B
+    // as the IMAD update).
     constexpr bool INPLACE = !(SHIFT && A::NH == 2) || (SHIFT && A::IMADD && STAGE);
     const int XOFF = SHIFT ? -2 * gap : 0;
     for (int x = threadIdx.x; x < KP * KP; x += blockDim.x) {
@@ -221,13 +224,13 @@ triplet_score(const unsigned char* __restrict__ codes,
 
     // the residue of A at layer ii, or the padding code, read without a branch (the
     // offset is clamped at 0, and the tail after the codes covers a 16-bit pair's
-    // shorter triplet, which reads up to the longer one's length past its end):
-    // measured 3-13% faster for semiglobal and local at L >= 128 (session 5,
-    // eval/results/kernels-H100-2026-11-22-acode.md), and 7-8% for global at
-    // L = 128..1024 with the 6-operation update (eval/results/kernels-H100-2026-11-22-s6-
-    // variants.md; the guarded load had made that update 5-7% slower there). The staged
-    // kernels (short items) keep the guarded load: branch-free, 16-bit semiglobal
-    // spilled 8 bytes there and lost 3-4% (session 5).
+    // shorter triplet, which reads up to the longer one's length past its end): 3-13%
+    // faster than a guarded load for semiglobal and local at L >= 128
+    // (eval/experiments/kernels/results/kernels-H100-2026-11-22-acode.md), and 7-8% for global
+    // at L = 128..1024 (eval/experiments/kernels/results/kernels-H100-2026-11-22-s6-variants.md).
+    // The staged kernels (short items) keep the guarded load: branch-free, 16-bit semiglobal
+    // spilled 8 bytes there and ran up to 4% slower at L = 16..64
+    // (eval/experiments/kernels/results/kernels-H100-2026-11-22-end.md against ...-final.md).
     auto acode = [&](int h, int ii) -> int {
         if (STAGE) return (ii >= 1 && ii <= la[h]) ? (int)__ldg(codes + offA[h] + ii - 1) : PAD;
         const int v = __ldg(codes + max(offA[h] + ii - 1, 0));
@@ -241,9 +244,10 @@ triplet_score(const unsigned char* __restrict__ codes,
     // 4 x the residue of half h in byte h; bres also the residue itself in byte 2 + h
     unsigned bres[TJ], cres[TK];
     // tall tiles in local mode: byte 0 of each cres (4 x the column's letter), four to a
-    // word, the only part of the residues they read after the setup. Kept whole, the 8 words
-    // were spilled and reloaded every step; packed: local +1-6% at L = 32..1024, but global
-    // -1-3% at L = 32..256 (session 13, eval/results/kernels-H100-2026-11-23-s13-relu.md), so local only.
+    // word, the only part of the residues they read after the setup. Unpacked, the local
+    // kernel spills the 8 words and reloads them every step. Packing makes local 1-6% faster
+    // at L = 32..1024 but global 1-3% slower at L = 32..256
+    // (eval/experiments/kernels/results/kernels-H100-2026-11-23-s13-relu.md), so local only.
     constexpr bool CPK = TRIMSA_XPR && MODE == 2;
     unsigned cpk[TK / 4];
     T sbc2g[TJ][TK];               // x[b][c]: sub + XOFF of the tile's B and C residues
@@ -495,15 +499,15 @@ triplet_score(const unsigned char* __restrict__ codes,
             // 0 of the face row from the region above; the first region row has no such row,
             // nor has a split column job's (its j-face rows hold its own column only), and
             // there it comes from the k-face of the region to the left, which global mode needs
-            // (elsewhere the face j = 0 gives it). The unstaged 16-bit kernels (session 12) load
-            // it once: loaded after the face row's, into the same register, it waited for the
-            // first load (write-after-write), where ncu found 12.9% of the warp samples at
-            // L = 512 (eval/results/faces-H100-2026-11-23-s11.md); loading it once made them
-            // 3-17% faster at L = 128..1024. The other kernels (KC2) load the face row whole and
-            // then the corner again from the k-face, as before: with the change, the staged ones
-            // ran 3-7% slower at L = 32..64 (more spills) and 32-bit semiglobal 2-4% slower at
+            // (elsewhere the face j = 0 gives it). The unstaged 16-bit kernels load it once: a
+            // second load into the same register, after the face row's, waits for the first
+            // (write-after-write), which held 12.9% of the warp samples at L = 512
+            // (eval/experiments/kernels/results/faces-H100-2026-11-23-s11.md); loading it once is
+            // 3-17% faster at L = 128..1024. The other kernels (KC2) load the face row whole
+            // and then the corner again from the k-face: loading it once, the staged ones ran
+            // 3-7% slower at L = 32..64 (more spills) and 32-bit semiglobal 2-4% slower at
             // L = 128..512 (its face row was copied to other registers right after the loads);
-            // eval/results/faces-H100-2026-11-23-s12.md.
+            // eval/experiments/kernels/results/faces-H100-2026-11-23-s12.md.
             constexpr bool KC2 = STAGE || A::NH == 1;   // the corner loaded twice (see above)
             // this layer's k-face column (q == 0, Kr > 0); split mode waits for it here
             auto kface_column = [&]() -> const unsigned int* {
@@ -617,11 +621,11 @@ triplet_score(const unsigned char* __restrict__ codes,
                 // edges need them. As branches they cut the tile into three basic blocks; the
                 // staged 16-bit kernels (FMASK) compute both in every thread instead and keep
                 // them by a predicate (one instruction per entry), which leaves the tile one
-                // block: measured +5.7% at L = 32 and +2.0% at L = 64 (same run). That way the
-                // unstaged 16-bit kernels measured 10-14% slower at L = 128..256 (the faces are
+                // block: +5.7% at L = 32 and +2.0% at L = 64 (same run). Done that way, the
+                // unstaged 16-bit kernels ran 10-14% slower at L = 128..256 (the faces are
                 // needed in the first region row / column only; faster only on one-region planes
                 // of long items), the 32-bit ones 2.5-8% slower (more local memory)
-                // (session 15, eval/results/faces-H100-2026-11-24-s15.md).
+                // (eval/experiments/kernels/results/faces-H100-2026-11-24-s15.md).
                 constexpr bool FMASK = A::NH == 2 && STAGE;
                 const bool row = p == 0 && J == 0, col = q == 0 && Kr == 0;
                 if constexpr (FMASK) {
@@ -676,7 +680,7 @@ triplet_score(const unsigned char* __restrict__ codes,
                 lf = c ? H[r][c - 1] : left[r];
             };
             if constexpr (TRIMSA_XPR) {
-                // Tall tiles (session 10): x_bc of column c is the profile's row part at the
+                // Tall tiles (TJ > 8, 32 bits): x_bc of column c is the profile's row part at the
                 // letter of C there (the profile holds x(a, B[j]) = sub[B[j]][a] + XOFF for every
                 // letter a), read column by column with vector loads, in both phases, so the
                 // tile keeps no x_bc in registers. The same in-place update as below, with the
@@ -947,10 +951,10 @@ triplet_score(const unsigned char* __restrict__ codes,
         // or not (a thread that is not active yet resets them when it starts a region, one
         // that is done is not read after its lower / right neighbour's last step, one step
         // later, and the shuffles above read them before this shift). Inside the branch
-        // the compiler kept both versions and moved them twice per step; but the
-        // non-staged global kernel measured 6-7% slower at L >= 128 with the shift here
-        // (its schedule then merged the A-residue lookups into the tile;
-        // eval/results/kernels-H100-2026-11-22-s6-final.md), so those shift above.
+        // the compiler keeps both versions and moves them twice per step. The non-staged
+        // kernels shift above: with the shift here the non-staged global kernel measured
+        // 6-7% slower at L >= 128 (its schedule merged the A-residue lookups into the tile;
+        // eval/experiments/kernels/results/kernels-H100-2026-11-22-s6-final.md).
         if (STAGE) {
 #pragma unroll
             for (int r = 0; r < TJ; ++r) Lp[r] = Lc[r];

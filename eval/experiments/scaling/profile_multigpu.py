@@ -12,7 +12,7 @@ slow kernels.
 
 Usage::
 
-    python eval/profile_multigpu.py --triplets 600000 --out /tmp/prof.md
+    python eval/experiments/scaling/profile_multigpu.py --triplets 600000 --out /tmp/prof.md
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "eval"))
 

@@ -14,8 +14,8 @@ instruction its name says.
 
 Usage::
 
-    python eval/bench_pipes.py --out eval/results/pipes-<gpu>-<date>.md
-    python eval/bench_pipes.py --sass --cuobjdump /tmp/cuobjdump
+    python eval/experiments/kernels/bench_pipes.py --out eval/experiments/kernels/results/pipes-<gpu>-<date>.md
+    python eval/experiments/kernels/bench_pipes.py --sass --cuobjdump /tmp/cuobjdump
 """
 
 from __future__ import annotations
@@ -111,7 +111,7 @@ def run(args) -> None:
     gpu = props["name"].decode() if isinstance(props["name"], bytes) else props["name"]
     sms = props["multiProcessorCount"]
     threads = 256
-    lines = [f"<!-- {gpu}, {sms} SMs, {datetime.date.today()}; command: python eval/bench_pipes.py "
+    lines = [f"<!-- {gpu}, {sms} SMs, {datetime.date.today()}; command: python eval/experiments/kernels/bench_pipes.py "
              f"{' '.join(sys.argv[1:])} -->",
              "# Warp instructions per SM cycle of one operation's chains (8 per thread)", "",
              "| operation | 2 warps / scheduler | 4 | 8 |", "|---|---:|---:|---:|"]

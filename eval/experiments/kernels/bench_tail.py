@@ -15,9 +15,9 @@ number ``plan.SPLIT_PENALTY`` stands for.
 
 Usage::
 
-    python eval/bench_tail.py --lengths 256,1024 --waves 1.125,2.125,3.125,3.5
+    python eval/experiments/kernels/bench_tail.py --lengths 256,1024 --waves 1.125,2.125,3.125,3.5
 
-Writes ``eval/results/tail-<gpu>-<date>.md``.
+Writes ``eval/experiments/kernels/results/tail-<gpu>-<date>.md``.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "eval"))
 
@@ -68,7 +68,7 @@ def main(argv=None) -> int:
     ap.add_argument("--waves", default="1.125,2.125,3.125,3.5",
                     help="waves of long items in the batch (comma list)")
     ap.add_argument("--reps", type=int, default=2)
-    ap.add_argument("--out", default=str(ROOT / "eval" / "results"))
+    ap.add_argument("--out", default=str(Path(__file__).resolve().parent / "results"))
     args = ap.parse_args(argv)
     import cupy
 
@@ -79,7 +79,7 @@ def main(argv=None) -> int:
     lines = [f"# Partial last wave of long triplets: split on / off ({lmin}..{lmax})", "",
              f"- GPU: {gpu}; resident thread groups of the multi-region kernel: {groups}",
              f"- date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
-             f"- command: `python eval/bench_tail.py {' '.join(argv or sys.argv[1:])}`",
+             f"- command: `python eval/experiments/kernels/bench_tail.py {' '.join(argv or sys.argv[1:])}`",
              f"- one batch on one GPU (one stream), global mode, 16-bit; best of {args.reps}; "
              "'tail' = long items moved to split launches, in 'pieces'", ""]
 

@@ -1,6 +1,6 @@
 """Sloped-plane sweep (003_*.txt) against the layered tiles: a measurement, not part of trimsa.
 
-The kernels are in ``eval/proxy_sloped.cu``: ``sloped_kernel`` (planes I + J + K = t) and
+The kernels are in ``proxy_sloped.cu`` (this folder): ``sloped_kernel`` (planes I + J + K = t) and
 ``layered_kernel`` (the sweep of ``trimsa/kernels/triplet_score.cu`` in its simplest form).
 Both are reduced the same way (the .cu header says how: one region per warp for the whole
 launch, one item or 16-bit pair per warp, zero faces, at most 4 letters), so their TCUPS
@@ -17,13 +17,13 @@ reach; ``--real`` times the product kernel itself on triplets of unequal lengths
 
 ``--sass`` compiles the variants locally (nvcc, cuobjdump; no GPU) and prints registers,
 spills and the opcodes of the steady-state loop. Session 14's results:
-``eval/results/sloped-H100-2026-11-24-s14.md``.
+``eval/experiments/kernels/results/sloped-H100-2026-11-24-s14.md``.
 
 Usage::
 
-    python eval/proxy_sloped.py --out eval/results/sloped-<gpu>-<date>.md
-    python eval/proxy_sloped.py --real 64x64x64,4096x32x64 --ab-tall
-    python eval/proxy_sloped.py --sass --cuobjdump /tmp/cuobjdump
+    python eval/experiments/kernels/proxy_sloped.py --out eval/experiments/kernels/results/sloped-<gpu>-<date>.md
+    python eval/experiments/kernels/proxy_sloped.py --real 64x64x64,4096x32x64 --ab-tall
+    python eval/experiments/kernels/proxy_sloped.py --sass --cuobjdump /tmp/cuobjdump
 """
 
 from __future__ import annotations
@@ -39,8 +39,8 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-KERNEL = ROOT / "eval" / "proxy_sloped.cu"
+ROOT = Path(__file__).resolve().parents[3]
+KERNEL = Path(__file__).resolve().parent / "proxy_sloped.cu"
 DPX = ROOT / "trimsa" / "kernels" / "dpx.cuh"
 
 DEBUG = False
@@ -279,8 +279,8 @@ def run(args) -> int:
     gpu = props["name"].decode() if isinstance(props["name"], bytes) else props["name"]
     sms = props["multiProcessorCount"]
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    log(f"<!-- {gpu}, {sms} SMs, {date}; command: python eval/proxy_sloped.py {' '.join(sys.argv[1:])} -->")
-    log("# Sloped-plane sweep (proxy, eval/proxy_sloped.cu): check and TCUPS\n")
+    log(f"<!-- {gpu}, {sms} SMs, {date}; command: python eval/experiments/kernels/proxy_sloped.py {' '.join(sys.argv[1:])} -->")
+    log("# Sloped-plane sweep (proxy, eval/experiments/kernels/proxy_sloped.cu): check and TCUPS\n")
     variants = [v for v in VARIANTS if not args.only or any(s in f"{v[0]} {v[7]}" for s in args.only.split(","))]
     mod = cp.RawModule(code=source(), options=("-std=c++17",), name_expressions=[expr(v) for v in variants])
     rng = np.random.default_rng(args.seed)

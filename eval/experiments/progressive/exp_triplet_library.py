@@ -8,13 +8,14 @@ exact optimal 3-way alignment of (s, u, t) (trimsa.align_triplets, linear gap
 and u-t pairwise identities), averaged over the n - 2 votes plus the direct
 pairwise alignment. All C(n, 3) triplets are aligned, so this is for small n.
 
-    python eval/exp_triplet_library.py msa-N16-h0.2,msa-N16-h0.5,msa-N16-h1.0 [weight]
+    python eval/experiments/progressive/exp_triplet_library.py msa-N16-h0.2,msa-N16-h0.5,msa-N16-h1.0 [weight]
 """
 import os
 import sys
 import time
+from pathlib import Path
 
-sys.path.insert(0, '.')
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 import numpy as np  # noqa: E402
 
 from trimsa.evaluate import compare  # noqa: E402

@@ -5,11 +5,11 @@ Input: the SASS source page of an ncu report exported as CSV
 report needs ``--section SourceCounters``). A step is one execution of the tile
 block (the block with the most ``VIADDMNMX``); each block's executed
 instructions are divided by the steps, so the total is the instruction count
-of an average step. Blocks are split as in ``eval/sass_kernel.py``.
+of an average step. Blocks are split as in ``sass_kernel.py`` (this folder).
 
 Usage::
 
-    python eval/ncu_steps.py g64-source.csv [--min 1.0]
+    python eval/experiments/kernels/ncu_steps.py g64-source.csv [--min 1.0]
 """
 
 from __future__ import annotations

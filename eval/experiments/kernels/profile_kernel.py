@@ -5,7 +5,7 @@ Usage (on a GPU machine)::
     ncu --kernel-name regex:triplet_score --launch-skip 1 --launch-count 1 \\
         --section SpeedOfLight --section SchedulerStats --section WarpStateStats \\
         --section InstructionStats --section ComputeWorkloadAnalysis --section Occupancy \\
-        python eval/profile_kernel.py --length 64 --mode global --precision int16
+        python eval/experiments/kernels/profile_kernel.py --length 64 --mode global --precision int16
 
 The batch is built as in ``eval/bench_kernels.py`` (random DNA, equal
 lengths, about ``--cells`` cells). It is launched twice, so that
@@ -23,8 +23,9 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+ROOT = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "eval"))
 
 from bench_kernels import MODES, equal_lengths, time_batch, unequal_lengths  # noqa: E402
 from trimsa.scoring import Scoring  # noqa: E402

@@ -21,8 +21,8 @@ works (unzip it).
 
 Usage::
 
-    python eval/sass_kernel.py --cuobjdump /tmp/cuobjdump
-    python eval/sass_kernel.py --config 8,8,4,4 --arith S16x2 --modes 0,1,2
+    python eval/experiments/kernels/sass_kernel.py --cuobjdump /tmp/cuobjdump
+    python eval/experiments/kernels/sass_kernel.py --config 8,8,4,4 --arith S16x2 --modes 0,1,2
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
 
 from trimsa.kernels import source  # noqa: E402

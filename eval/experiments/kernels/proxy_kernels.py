@@ -55,18 +55,18 @@ Variants:
     proxies there equal main's instruction stream).
 
 Session 11 measured the face variants (``noface`` ... ``stageall``) against the kernel of
-eb6807f (``eval/results/faces-H100-2026-11-23-s11.md``).
+eb6807f (``eval/experiments/kernels/results/faces-H100-2026-11-23-s11.md``).
 
 Session 10 measured these against the kernel of 1694892
-(``eval/results/proxy-H100-2026-11-23-s10.md``); the 32-bit tall tiles were then
+(``eval/experiments/kernels/results/proxy-H100-2026-11-23-s10.md``); the 32-bit tall tiles were then
 built for real (x_bc from the A-residue profile, ``_gpu_plan.TALL``), and the edit
 patterns here follow that kernel: ``t16`` now proxies the 16-bit launches only
 (its 32-bit launches run the real tall kernel).
 
 Usage::
 
-    python eval/proxy_kernels.py --variants main,xsm-2,xsm-3,t16-48i --lengths 32,64 \\
-        --out eval/results/proxy-<gpu>-<date>.md
+    python eval/experiments/kernels/proxy_kernels.py --variants main,xsm-2,xsm-3,t16-48i --lengths 32,64 \\
+        --out eval/experiments/kernels/results/proxy-<gpu>-<date>.md
 """
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 KERNEL = "trimsa/kernels/triplet_score.cu"
 PLAN = "trimsa/triplet/_gpu_plan.py"
 LAUNCH = "trimsa/triplet/_gpu.py"
@@ -231,7 +231,7 @@ def _l2face(root: Path) -> None:
 def make_tree(variant: str, dest: Path, stage_all: bool) -> Path:
     root = dest / variant
     shutil.copytree(ROOT / "trimsa", root / "trimsa", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(ROOT / "eval", root / "eval", ignore=shutil.ignore_patterns("__pycache__", "results"))
+    shutil.copytree(ROOT / "eval", root / "eval", ignore=shutil.ignore_patterns("__pycache__", "results", "experiments"))
     base = variant.rstrip("i") if variant.startswith("t16") else variant
     if variant != "main":
         m = re.fullmatch(r"desync-([wb])-(\d+)", variant)
@@ -342,7 +342,7 @@ def main(argv=None):
             gpu = cupy.cuda.runtime.getDeviceProperties(0)["name"].decode()
         except Exception:  # noqa: BLE001 - the header only
             pass
-        head = (f"<!-- {gpu}, {datetime.date.today()}, {platform.node()}; command: python eval/proxy_kernels.py "
+        head = (f"<!-- {gpu}, {datetime.date.today()}, {platform.node()}; command: python eval/experiments/kernels/proxy_kernels.py "
                 f"{' '.join(argv if argv is not None else sys.argv[1:])}; best of {args.passes} passes; "
                 f"ratios against the first column -->\n")
         args.out.write_text(head + "\n".join(lines) + "\n")

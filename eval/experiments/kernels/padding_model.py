@@ -14,12 +14,12 @@ configuration of ``_gpu._launch_config``), and splits the swept lane-cells into:
 * ``choice``: the most that choosing the region shape per plane could save, over the
   candidates in ``CANDIDATES`` weighted by their time per cell relative to the
   launched configuration (measured on the H100 for the smaller regions, session 15,
-  eval/results/faces-H100-2026-11-24-s15.md section 6; *assumed* equal for the
+  eval/experiments/kernels/results/faces-H100-2026-11-24-s15.md section 6; *assumed* equal for the
   transposed regions, so the figure is an upper bound).
 
 Usage::
 
-    python eval/padding_model.py [FASTA ...] [--triplets 20000] [--mode global] [--out FILE]
+    python eval/experiments/kernels/padding_model.py [FASTA ...] [--triplets 20000] [--mode global] [--out FILE]
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "eval"))
 
@@ -99,7 +99,7 @@ def main(argv=None):
         ap.error("no FASTA files given and none found under ../shared/data/sim")
     mode = MODES.index(a.mode)
     lines = [f"# Padding of the GPU sweep on real length mixes ({a.mode}, {a.triplets} random triplets per set)", "",
-             "command: python eval/padding_model.py " + " ".join(sys.argv[1:] if argv is None else argv), "",
+             "command: python eval/experiments/kernels/padding_model.py " + " ".join(sys.argv[1:] if argv is None else argv), "",
              "| data | lengths 5/50/95% | precision | plan: real / swept | per triplet | 16-bit pairs cost "
              "| best region per plane saves (at most) |",
              "|---|---|---|---:|---:|---:|---:|"]

@@ -1,6 +1,7 @@
 """Development driver: align msa-* sets with the progressive engine, score, print."""
 import sys, time, json
-sys.path.insert(0, '.')
+from pathlib import Path
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 import numpy as np
 from trimsa.io import read_sequences
 from trimsa.progressive import engine, guide

@@ -1,6 +1,6 @@
 """Probe of thread-block clusters through CuPy (GPU, sm_90): do they work, and what a handoff costs.
 
-A design for multi-region planes (docs/gpu.md, session 11) would sweep a plane's regions
+A design for multi-region planes (eval/experiments/kernels/LOG.md, session 11) would sweep a plane's regions
 at once in the blocks of a cluster and pass each layer's faces to the neighbour region
 through distributed shared memory (DSMEM) instead of global memory. Before building it,
 this script checks the pieces on the machine at hand:
@@ -19,7 +19,7 @@ this script checks the pieces on the machine at hand:
 
 Usage::
 
-    python eval/cluster_probe.py [--cluster 2,4,8] [--rounds 20000] [--out FILE]
+    python eval/experiments/kernels/cluster_probe.py [--cluster 2,4,8] [--rounds 20000] [--out FILE]
 """
 
 from __future__ import annotations
@@ -168,7 +168,7 @@ def main(argv=None):
         lines.append(s)
 
     name = cupy.cuda.runtime.getDeviceProperties(0)["name"].decode()
-    log(f"<!-- {name}, {datetime.date.today()}, {platform.node()}; command: python eval/cluster_probe.py "
+    log(f"<!-- {name}, {datetime.date.today()}, {platform.node()}; command: python eval/experiments/kernels/cluster_probe.py "
         f"--cluster {args.cluster} --rounds {args.rounds} --reps {args.reps} -->")
     bad = run([int(x) for x in args.cluster.split(",")], args.rounds, args.reps, log)
     log(f"\nwrong values: {bad}")

@@ -2,7 +2,7 @@
 
 Usage (from the repository root)::
 
-    python eval/sweep_scoring.py [--data ../shared/data/sim] [--out eval/results/scoring_sweep.md]
+    python eval/experiments/scoring/sweep_scoring.py [--data ../shared/data/sim] [--out eval/experiments/scoring/scoring_sweep.md]
 
 Aligns every ``trip-indel-*`` set with ``trimsa.align_triplet(..., mode="global")``
 for each (match, mismatch, gap) of the grid match {1,2,3,5} x mismatch
@@ -31,7 +31,7 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "eval"))
 
@@ -66,7 +66,7 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "sim")
-    ap.add_argument("--out", type=Path, default=ROOT / "eval" / "results" / "scoring_sweep.md")
+    ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "scoring_sweep.md")
     args = ap.parse_args(argv)
     indel = find_sets(args.data, ["trip-indel-*"])
     trips = find_sets(args.data, ["trip-*"])
@@ -129,7 +129,7 @@ def main(argv=None) -> int:
         "# Scoring sweep: DNA scoring of the exact triplet aligner (global mode)",
         "",
         f"Generated {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} by "
-        f"`python eval/sweep_scoring.py {' '.join(argv)}` on {platform.node()} (2-core shared dev "
+        f"`python eval/experiments/scoring/sweep_scoring.py {' '.join(argv)}` on {platform.node()} (2-core shared dev "
         f"VM, Python {platform.python_version()}) in {wall:.0f} s.",
         "",
         f"Data: the {len(indel)} `trip-indel-*` sets of {args.data.name} (3 taxa, GTR+F+G4, indels "

@@ -9,9 +9,9 @@ Usage (the report from a GPU machine; the summary runs anywhere)::
 
     ncu --kernel-name regex:triplet_score --launch-skip 1 --launch-count 1 \\
         --section WarpStateStats --section SourceCounters -o rep \\
-        python eval/profile_kernel.py --length 512 --mode global --precision int16
+        python eval/experiments/kernels/profile_kernel.py --length 512 --mode global --precision int16
     ncu --import rep.ncu-rep --page source --csv --print-source sass > src.csv
-    python eval/ncu_source_stalls.py src.csv [--top 25]
+    python eval/experiments/kernels/ncu_source_stalls.py src.csv [--top 25]
 """
 
 from __future__ import annotations

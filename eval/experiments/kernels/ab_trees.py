@@ -1,6 +1,6 @@
 """A/B timing of whole source trees: the same batches, each tree in its own process, interleaved (GPU).
 
-Where ``eval/proxy_kernels.py`` derives its variants from this tree by text edits, this
+Where ``eval/experiments/kernels/proxy_kernels.py`` derives its variants from this tree by text edits, this
 times trees you made yourself: a copy of an earlier commit (``git archive``) beside the
 working tree, or copies with an edit each. Each ``NAME=ROOT`` names a directory holding
 ``trimsa/`` and ``eval/bench_kernels.py``; the batches are ``bench_kernels``' (equal
@@ -10,7 +10,7 @@ lengths, and ``--shapes`` of unequal ones). The table keeps each tree's best of
 Usage::
 
     mkdir -p /tmp/base && git archive HEAD trimsa eval | tar -x -C /tmp/base
-    python eval/ab_trees.py base=/tmp/base new=. --lengths 32,64,128 --shapes 2048x32x64 \
+    python eval/experiments/kernels/ab_trees.py base=/tmp/base new=. --lengths 32,64,128 --shapes 2048x32x64 \
         --modes global --precisions int16,int32
 """
 
@@ -99,7 +99,7 @@ def main():
         import cupy
 
         gpu = cupy.cuda.runtime.getDeviceProperties(0)["name"].decode()
-        head = (f"<!-- {gpu}, {datetime.date.today()}; command: python eval/ab_trees.py {' '.join(sys.argv[1:])}; "
+        head = (f"<!-- {gpu}, {datetime.date.today()}; command: python eval/experiments/kernels/ab_trees.py {' '.join(sys.argv[1:])}; "
                 f"TCUPS, best of {a.passes} passes, ratios against the first tree -->\n")
         a.out.write_text(head + "\n".join(lines) + "\n")
 

@@ -1,7 +1,8 @@
 """Grid over gap costs on the msa-* sets (N <= 256); prints mean SPFN/SPFP per setting."""
 import sys, itertools, json
-sys.path.insert(0, '.')
-from eval.dev_prog import run
+from pathlib import Path
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from dev_prog import run
 SETS = [f'msa-N{n}-h{h}' for n in (16, 64, 256) for h in ('0.2', '0.5', '1.0')]
 grid = json.loads(sys.argv[1])
 keys = list(grid)

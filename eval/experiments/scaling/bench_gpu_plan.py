@@ -7,7 +7,7 @@ sets of ``eval/bench_scale.py``. No GPU needed; best of ``--repeat`` runs.
 
 Usage::
 
-    python eval/bench_gpu_plan.py --out eval/results/gpu-plan-host-<date>.md
+    python eval/experiments/scaling/bench_gpu_plan.py --out eval/experiments/scaling/results/gpu-plan-host-<date>.md
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "eval"))
 

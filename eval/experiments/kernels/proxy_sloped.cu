@@ -1,12 +1,12 @@
 // Sloped-plane sweep of the 3-way DP in registers, and the layered tile beside it:
 // measurement kernels, not part of trimsa.
 //
-// eval/proxy_sloped.py compiles them (with trimsa/kernels/dpx.cuh inlined before them),
+// proxy_sloped.py (this folder) compiles them (with trimsa/kernels/dpx.cuh inlined before them),
 // checks their cells against a plain DP in Python and times them. They answer one question:
 // does the sloped decomposition of 003_*.txt (planes t = I + J + K, every cell of a plane
 // independent of the others) run faster per cell than the layered tiles of triplet_score.cu,
 // whose wavefront inside a layer is a chain of dependent operations? (Session 14: no, 0.98x
-// in 16 bits and 0.93x in 32 bits; eval/results/sloped-H100-2026-11-24-s14.md.)
+// in 16 bits and 0.93x in 32 bits; results/sloped-H100-2026-11-24-s14.md.)
 //
 // Scope of both (what the product kernel needs and these leave out, so each bounds its
 // design from above): one region of RJ x RK = (P*TJ) x (Q*TK) cells per warp, one item
