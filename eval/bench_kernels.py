@@ -20,7 +20,9 @@ One command::
 3. Table I: time to score one triplet of three sequences of each length
    (kernel time by events, and the whole ``score_triplets`` call).
 
-Prints a short table and writes it (markdown) to ``--out``.
+Prints a short table and writes it (markdown) to ``--out``: by default
+``eval/results/bench_kernels.md``, this benchmark's current result (listed in
+``eval/results/README.md``; ``--out ''`` writes nothing).
 """
 
 from __future__ import annotations
@@ -35,12 +37,13 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+RESULT = Path(__file__).resolve().parent / "results" / "bench_kernels.md"
 
 from trimsa import alphabet as _alphabet  # noqa: E402
 from trimsa.io import read_sequences  # noqa: E402
 from trimsa.scoring import Scoring  # noqa: E402
 from trimsa.triplet import _cpu, _gpu, _gpu_plan  # noqa: E402
-from trimsa.triplet._synthetic import random_set  # noqa: E402
+from tests.fakes import random_set  # noqa: E402
 
 MODES = ("global", "semiglobal", "local")
 PRECS = ("int32", "int16")
@@ -239,7 +242,8 @@ def single(rng, lengths, log):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="smaller checks and fewer lengths")
-    ap.add_argument("--out", default=None, help="markdown file for the table")
+    ap.add_argument("--out", default=str(RESULT), help="markdown file for the table (default: the current "
+                    "result, eval/results/bench_kernels.md; '' for none)")
     ap.add_argument("--lengths", default="8,16,32,64,128,256,512,1024")
     ap.add_argument("--modes", default=",".join(MODES))
     ap.add_argument("--precisions", default=",".join(PRECS))

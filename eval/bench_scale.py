@@ -36,7 +36,10 @@ Usage::
     python eval/bench_scale.py --cpu-workers 2 --seconds 6 --lengths 16,96
     python eval/bench_scale.py --simulate 4                # sleeping fake GPUs
 
-Writes ``eval/results/scale-<machine>-<date>.md``.
+Writes ``--out``: by default ``eval/results/bench_scale.md``, this benchmark's
+current result (listed in ``eval/results/README.md``), for a GPU run, and
+``scale-<machine>-<date>.md`` in the current folder for a dry run; a folder as
+``--out`` gets ``scale-<machine>-<date>.md`` in it.
 """
 
 from __future__ import annotations
@@ -54,6 +57,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+RESULT = ROOT / "eval" / "results" / "bench_scale.md"
 
 from trimsa.io import encode_records  # noqa: E402
 from trimsa.scoring import Scoring  # noqa: E402
@@ -159,7 +163,7 @@ def _busy_scorer(seqs, trip, mode, scoring, device, threads):
     """``score_part`` that adds the worker process's CPU seconds to ``worker.trimsa_busy``."""
     from distributed import get_worker
 
-    from trimsa.distributed import score_part
+    from trimsa.triplet.distributed import score_part
 
     t0 = time.process_time()
     res = score_part(seqs, trip, mode, scoring, device, threads)
@@ -265,7 +269,7 @@ class DaskCpuRunner:
         return self.clusters[n][0]
 
     def score(self, seqs, trip, n, scheme):
-        from trimsa.distributed import score_triplets_distributed
+        from trimsa.triplet.distributed import score_triplets_distributed
 
         client = self.client(n)
         client.run(_take_busy)
@@ -325,7 +329,9 @@ def main(argv=None):
     ap.add_argument("--max-triplets", type=int, default=20_000_000)
     ap.add_argument("--warm-runs", type=int, default=1,
                     help="untimed runs of the whole set at each N before timing it (default 1)")
-    ap.add_argument("--out", default=str(ROOT / "eval" / "results"))
+    ap.add_argument("--out", default=None,
+                    help="markdown file, or a folder for scale-<machine>-<date>.md (default: "
+                    "eval/results/bench_scale.md for a GPU run, the current folder for a dry run)")
     args = ap.parse_args(argv)
     lmin, lmax = (int(x) for x in args.lengths.split(","))
     sets = args.sets.split(",")
@@ -454,9 +460,14 @@ def write(args, runner, start, rows, notes, lmin, lmax):
     text = "\n".join(lines) + "\n"
     print()
     print(text)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / f"scale-{runner.slug}-{start:%Y-%m-%d}.md"
+    dry = isinstance(runner, (DaskCpuRunner, SimRunner))
+    out = Path(args.out) if args.out is not None else (Path(".") if dry else RESULT)
+    if out.suffix == ".md":
+        out.parent.mkdir(parents=True, exist_ok=True)
+        path = out
+    else:
+        out.mkdir(parents=True, exist_ok=True)
+        path = out / f"scale-{runner.slug}-{start:%Y-%m-%d}.md"
     path.write_text(text)
     print(f"wrote {path}")
 

@@ -21,7 +21,8 @@ For every data set folder (``input.fa[.gz]``, ``true.fa[.gz]``, ``meta.json``,
   that subcommand exists, else the row says "not available";
 * scores everything with :func:`trimsa.evaluate.compare` and writes
   ``accuracy.md``, ``accuracy.tsv`` and figures (``*.png``) into ``--out``
-  (default ``eval/results``).
+  (default ``eval/results``, where they are this benchmark's current result,
+  listed in ``eval/results/README.md``).
 """
 
 from __future__ import annotations
@@ -49,9 +50,15 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 from trimsa.evaluate import compare  # noqa: E402
-from trimsa.scoring import DNA_DEFAULTS  # noqa: E402
+from trimsa.scoring import Scoring  # noqa: E402
 
 PEERS = ("mafft", "mafft-linsi", "clustalo", "muscle", "kalign", "famsa")
+
+
+def _default_dna_scores() -> tuple:
+    """Match, mismatch and linear gap of the exact 3-way engine's DNA defaults."""
+    sc = Scoring.dna()
+    return int(sc.table[0, 0]), int(sc.table[0, 1]), sc.gap
 ALL_TOOLS = ("trimsa",) + PEERS + ("twilight",)
 #: Peers the scoreboard runs only up to this many sequences.
 SLOW_PEERS = {"mafft-linsi": 256, "muscle": 256}
@@ -559,7 +566,8 @@ def main(argv=None) -> int:
         "peers/scores.tsv to 0 difference, see check_fastsp.txt). trimsa on triplet sets: the exact "
         "global 3-way alignment (`trimsa.align_triplet(..., mode='global')`, scoring "
         + (f"match {sc.table[0, 0]} / mismatch {sc.table[0, 1]} / gap {sc.gap}" if sc is not None
-           else "default: DNA match {match} / mismatch {mismatch} / gap {gap}".format(**DNA_DEFAULTS))
+           else "default: DNA match {0} / mismatch {1} / gap {2}".format(
+               *_default_dna_scores()))
         + "), timed in-process after a warm-up call (no start-up, no compile). TWILIGHT: alignment "
         "and wall time taken from each set's peers/ folder (not re-run). Peers: SCOREBOARD.md's "
         f"commands, threads {args.threads}, timeout {args.timeout:g} s; mafft-linsi and muscle only "

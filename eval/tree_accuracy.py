@@ -24,6 +24,11 @@ Usage::
 
     python eval/tree_accuracy.py [--data DIR] [--sets msa-N16-h0.2,...] \
         [--variants trimsa-nj,pairwise-nj,clustalo,mafft] [--out results.tsv]
+    python eval/tree_accuracy.py --summarize eval/results/trees.tsv
+
+Rows are appended to ``--out``, by default ``eval/results/trees.tsv``; that TSV and
+``eval/results/trees.md`` (the ``--summarize`` tables and their reading) are this
+benchmark's current result, listed in ``eval/results/README.md``.
 """
 
 from __future__ import annotations
@@ -48,15 +53,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from trimsa.io import read_sequences  # noqa: E402
 from trimsa.scoring import Scoring  # noqa: E402
 from trimsa.tree import (  # noqa: E402
-    band_pair_scores,
+    GuideTree,
     build_guide_tree,
     neighbor_joining,
     score_distances,
     self_scores,
-    to_newick,
     upgma,
 )
-from trimsa.tree.api import _shuffled  # noqa: E402
+from trimsa.tree.distances import _shuffled  # noqa: E402
+from trimsa.triplet import band_pair_scores  # noqa: E402
 
 DATA = Path("/work/shared/data/sim")
 
@@ -119,7 +124,7 @@ def run_mafft(inp: Path, tmp: Path, names, threads: int, retree0: bool):
     for leaf in tree.leaf_node_iter():
         num = int(leaf.taxon.label.split("_", 1)[0])   # "12_name" -> input record 12
         leaf.taxon.label = names[num - 1]
-    return to_newick(tree), wall
+    return GuideTree.from_dendropy(tree, names).newick(), wall
 
 
 def pairwise_nj(seqs, scoring: Scoring, exact: bool, threads: int, band: int = 32):
@@ -153,7 +158,7 @@ def pairwise_nj(seqs, scoring: Scoring, exact: bool, threads: int, band: int = 3
     np.fill_diagonal(est, selfs)
     D = score_distances(est, selfs, seqs.lengths, rho)
     tree = neighbor_joining(D, seqs.names)
-    return to_newick(tree), time.perf_counter() - t
+    return tree.newick(), time.perf_counter() - t
 
 
 def summarize(tsv: Path) -> str:
@@ -200,7 +205,8 @@ def main(argv=None):
     ap.add_argument("--time-budget", type=float, default=None)
     ap.add_argument("--pairwise-max", type=int, default=300,
                     help="largest N for exact (Biopython) pairwise scores")
-    ap.add_argument("--out", type=Path, default=None, help="append rows to this TSV")
+    ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "results" / "trees.tsv",
+                    help="append rows to this TSV (default: the current result, eval/results/trees.tsv)")
     ap.add_argument("--summarize", type=Path, default=None,
                     help="print markdown tables from a result TSV and exit")
     args = ap.parse_args(argv)
@@ -239,14 +245,16 @@ def main(argv=None):
                     gt = build_guide_tree(seqs, threads=args.threads, **kw)
                     wall = time.perf_counter() - t
                     nwk = gt.newick()
-                    detail = (f"{gt.triplets} {gt.engine} T={gt.n_triplets} m={gt.m} "
-                              f"pairs={gt.pairs_supported}/{gt.pairs_total} "
-                              f"minsup={gt.min_support}")
+                    info = gt.distances.info
+                    n = len(seqs)
+                    detail = (f"{info['triplets']} {info['engine']} T={info['n_triplets']} "
+                              f"m={info['m']} pairs={info['pairs_supported']}/{n * (n - 1) // 2} "
+                              f"minsup={info['min_support']}")
                     if v == "trimsa-nj" and "trimsa-upgma" in variants:
                         # UPGMA on the same distances: the time is that of the whole build
                         t = time.perf_counter()
-                        up = to_newick(upgma(gt.distances, gt.names))
-                        uwall = wall - gt.timings["tree"] + time.perf_counter() - t
+                        up = upgma(gt.distances.matrix, gt.names).newick()
+                        uwall = wall - gt.timings["nj"] + time.perf_counter() - t
                         row = (f"{name}\t{len(seqs)}\ttrimsa-upgma\t{nrf(true, up):.4f}\t"
                                f"{uwall:.2f}\t{detail} (distances of trimsa-nj)")
                         print(row, flush=True)

@@ -5,6 +5,9 @@ Cells: exact triplet |A||B||C|; banded triplet (|A|+1)(2w+1)^2; banded pair
 (a one-triplet call) and then timed on a batch.
 
 Usage: ``python eval/tree_speed.py [--length 500] [--threads 2]``
+
+The current result is ``eval/results/tree_speed.md`` (this output, with the
+command and the machine's load; listed in ``eval/results/README.md``).
 """
 
 from __future__ import annotations
@@ -21,8 +24,12 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from trimsa.io import as_sequence_set  # noqa: E402
-from trimsa.tree import band_pair_scores, band_triplet_scores  # noqa: E402
-from trimsa.triplet import all_triplets, score_triplets  # noqa: E402
+from trimsa.triplet import (  # noqa: E402
+    all_triplets,
+    band_pair_scores,
+    band_triplet_scores,
+    score_triplets,
+)
 
 
 def main(argv=None):

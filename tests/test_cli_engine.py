@@ -126,10 +126,14 @@ def test_triplets_bad_input(tmp_path, capsys, text, message):
     (["--gap", "1.5"], "invalid int value"),
     (["--device", "tpu"], "invalid choice"),
     (["--matrix", "BLOSUM62"], "applies to protein"),
+    (["--gap-open", "-3"], "the exact 3-way engine supports linear gaps only"),
+    (["--gap", "2"], "must be <= 0"),
+    (["--precision", "int16"], "unrecognized arguments"),
 ])
 def test_triplets_bad_options(data_dir, tmp_path, capsys, args, message):
     out = tmp_path / "out.tsv"
-    with pytest.raises(SystemExit) if "invalid" in message else _nullctx() as exc:
+    argparse_error = "invalid" in message or "unrecognized" in message
+    with pytest.raises(SystemExit) if argparse_error else _nullctx() as exc:
         code = main(["triplets", str(data_dir / "six.fa"), "-o", str(out), *args])
     code = exc.value.code if exc is not None and hasattr(exc, "value") else code
     assert code == 2
@@ -165,6 +169,15 @@ def test_triplet_file_unknown_name(data_dir, tmp_path, capsys):
     assert main(["triplets", str(data_dir / "six.fa"), "--triplets", str(tri)]) == 2
     err = capsys.readouterr().err
     assert "line 1" in err and "'S99'" in err
+
+
+def test_align3_has_no_gpu_path(data_dir, tmp_path, capsys):
+    out = tmp_path / "a.fa"
+    assert main(["align3", str(data_dir / "trip3.fa"), "-o", str(out), "--device", "gpu"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "align3 has no GPU path" in err
+    assert not out.exists()
+    assert main(["align3", str(data_dir / "trip3.fa"), "-o", str(out), "--device", "auto"]) == 0
 
 
 def test_gpu_request_without_gpu_is_clear(data_dir, capsys):

@@ -50,7 +50,7 @@ def test_run_formats(tmp_path, fmt, bio):
 def test_run_guide_tree_and_gap_options(tmp_path):
     out = tmp_path / "out.fa"
     assert main(["run", str(INPUT), "-o", str(out), "--guide-tree", str(DATA / "msa16_tree.nwk"),
-                 "--gap-open", "-4", "--gap-extend", "-1.5", "--method", "nj"]) == 0
+                 "--gap-open", "-4", "--gap-extend", "-2"]) == 0
     assert [(n, s.replace("-", "")) for n, s in records(out)] == records(INPUT)
 
 
@@ -90,13 +90,29 @@ def test_bad_input(tmp_path, capsys, kind):
     (["run", str(INPUT), "--format", "msf"], "--format"),
     (["run", str(INPUT), "--threads", "-1"], "--threads"),
     (["run", str(INPUT), "--gap-open", "3"], "gap-open"),
+    (["run", str(INPUT), "--gap", "2"], "must be <= 0"),
+    (["run", str(INPUT), "--gap", "-3", "--gap-open", "-2"], "either --gap or --gap-open"),
     (["run", str(INPUT), "--guide-tree", "/no/tree.nwk"], "no such file"),
+    (["run", str(INPUT), "--guide-tree", str(DATA / "msa16_tree.nwk"), "--method", "nj"],
+     "--method does not apply to a tree given with --guide-tree"),
+    (["run", str(INPUT), "--device", "gpu"], "no stage of this alignment has a GPU path"),
+    (["run", str(INPUT), "--tree-distances", "triplet"], "linear gaps only"),
 ])
 def test_bad_options(tmp_path, capsys, args, words):
     out = tmp_path / "out.fa"
     assert main(args + ["-o", str(out)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and words in err
+    assert not out.exists()
+
+
+def test_gap_scores_are_integers(tmp_path, capsys):
+    out = tmp_path / "out.fa"
+    with pytest.raises(SystemExit) as exc:
+        main(["run", str(INPUT), "--gap-extend", "-1.5", "-o", str(out)])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--gap-extend: invalid int value" in err
     assert not out.exists()
 
 
@@ -119,17 +135,31 @@ def test_python_dash_m(tmp_path):
     assert len(records(out)) == 16
 
 
-def test_gap_option_reaches_three_way_and_progressive(tmp_path):
-    inp = tmp_path / "in.fa"
-    inp.write_text(">a\nACGTTGCAAT\n>b\nACTTGCAT\n>c\nACGTTGGCAT\n")
-    out = tmp_path / "out.fa"
-    assert main(["run", str(inp), "-o", str(out), "--gap", "-3"]) == 0
-    from trimsa.scoring import Scoring
-    from trimsa.triplet import align_triplet
+def test_gap_options_mean_the_gap_model(tmp_path):
+    """--gap G is linear gaps (open 0, extend G); --gap-open/--gap-extend set affine gaps."""
+    from trimsa.progressive import Aligner
 
-    ref = align_triplet("ACGTTGCAAT", "ACTTGCAT", "ACGTTGGCAT", scoring=Scoring.dna(gap=-3))
-    assert [s for _, s in records(out)] == list(ref.rows)
-    assert main(["run", str(INPUT), "-o", str(out), "--gap", "2"]) == 2
+    out = tmp_path / "out.fa"
+    assert main(["run", str(INPUT), "-o", str(out), "--gap", "-2"]) == 0
+    linear = Aligner(gap_open=0, gap_extend=-2).align(str(INPUT))
+    assert [s for _, s in records(out)] == list(linear.rows)
+    assert main(["run", str(INPUT), "-o", str(out), "--gap-open", "-5"]) == 0
+    affine = Aligner(gap_open=-5, gap_extend=-1).align(str(INPUT))   # extend: the default
+    assert [s for _, s in records(out)] == list(affine.rows)
+    assert affine.rows != linear.rows
+
+
+def test_run_with_triplet_distances(tmp_path):
+    out, tree = tmp_path / "out.fa", tmp_path / "t.nwk"
+    assert main(["run", str(INPUT), "-o", str(out), "--tree-distances", "triplet", "--gap", "-2",
+                 "--method", "nj", "--device", "cpu", "--tree-out", str(tree)]) == 0
+    assert [(n, s.replace("-", "")) for n, s in records(out)] == records(INPUT)
+    from trimsa.scoring import Scoring
+    from trimsa.tree import build_guide_tree
+
+    want = build_guide_tree(str(INPUT), distances="triplet", method="nj",
+                            scoring=Scoring.dna(gap=-2, stage="progressive"))
+    assert tree.read_text().strip() == want.newick()
 
 
 def test_phylo_workflow_example(tmp_path):

@@ -15,7 +15,7 @@ distributed = pytest.importorskip("distributed")
 cloudpickle = pytest.importorskip("cloudpickle")
 dask = pytest.importorskip("dask")
 
-from trimsa import distributed as tdist  # noqa: E402
+from trimsa.triplet import distributed as tdist  # noqa: E402
 
 # the scorers below must reach the worker processes by value
 cloudpickle.register_pickle_by_value(sys.modules[__name__])

@@ -14,7 +14,7 @@ from trimsa import alphabet as _alphabet
 from trimsa.errors import BackendUnavailableError
 from trimsa.scoring import Scoring
 from trimsa.triplet import _cpu, _gpu_plan as plan
-from trimsa.triplet._synthetic import random_set
+from tests.fakes import random_set
 
 MODES = (0, 1, 2)
 
@@ -66,7 +66,7 @@ def brute_bound(table, gap):
     return best
 
 
-@pytest.mark.parametrize("sc", [Scoring.dna(), Scoring.dna(5, -4, -7), Scoring.dna(1, -1, 3)])
+@pytest.mark.parametrize("sc", [Scoring.dna(), Scoring.dna(5, -4, -7), Scoring.dna(1, -1, 0)])
 def test_column_bound_covers_every_column(sc):
     m = plan.column_bound(sc.table, sc.gap)
     assert m >= brute_bound(sc.table, sc.gap)
@@ -278,7 +278,7 @@ def test_gpu_tall_tiles_equal_cpu(mode):
     for x in acgt:
         for y in acgt:
             table[x, y] = rng.integers(-6, 7)
-    sc = Scoring(dna.alphabet, table, -4)
+    sc = Scoring(dna.alphabet, table, 0, -4)
     assert not np.array_equal(sc.table, sc.table.T)
     lens = np.concatenate([rng.integers(8, 65, size=40), rng.integers(65, 300, size=12), [64, 32, 200]])
     seqs = random_set(rng, lens, _alphabet.get("dna"))
@@ -296,12 +296,12 @@ def test_gpu_tall_tiles_equal_cpu(mode):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("prec", ["int32", "int16"])
-@pytest.mark.parametrize("scores", [(5, -4, -1), (2, -1, -1), (1, -1, 2)])
+@pytest.mark.parametrize("scores", [(5, -4, -1), (2, -1, -1), (3, -1, 0)])
 def test_gpu_semiglobal_far_faces_with_padding(scores, prec):
     # cheap gaps make moves through padding score positively (match + 2 gap > 0):
     # the semiglobal readout folds padded cells of the far faces unmasked, which
-    # is exact only because such a path never beats its projection onto the face;
-    # a positive gap goes to the CPU engine
+    # is exact only because such a path never beats its projection onto the face
+    # (gap scores are never positive: Scoring refuses them)
     _gpu = _gpu_or_skip()
     rng = np.random.default_rng()
     sc = Scoring.dna(*scores)
@@ -521,7 +521,7 @@ def _global_sweep_shifted(a, b, c, ext, gap, rows, cols, wrap, imad=None):
     return prev[lb][lc] + 2 * gap * (la + lb + lc)
 
 
-@pytest.mark.parametrize("sc", [Scoring.dna(), Scoring.dna(5, -4, -7), Scoring.dna(1, -1, 3),
+@pytest.mark.parametrize("sc", [Scoring.dna(), Scoring.dna(5, -4, -7), Scoring.dna(1, -1, 0),
                                 Scoring.dna(40, -30, -50)])
 def test_global_bound_covers_every_shifted_column(sc):
     # brute force over residues: |x3| <= 3 MI, |x2| <= 2 MI; MC covers x3, x2 and x_ab + x_ac
@@ -558,7 +558,7 @@ def test_local_bound_covers_the_partial_sums(sc):
 @given(st.integers(0, 2**31 - 1))
 def test_shifted_global_sweep_is_exact_and_16_bit_exact_when_it_fits(seed):
     rng = np.random.default_rng(seed)
-    sc = Scoring.dna(int(rng.integers(1, 500)), -int(rng.integers(0, 400)), int(rng.integers(-400, 50)))
+    sc = Scoring.dna(int(rng.integers(1, 500)), -int(rng.integers(0, 400)), int(rng.integers(-400, 1)))
     ext = plan.extended_tables(sc.table, sc.gap)[0]
     a, b, c = (list(rng.integers(0, 4, size=int(rng.integers(0, 5)))) for _ in range(3))
     rows, cols = len(b) + int(rng.integers(0, 3)), len(c) + int(rng.integers(0, 3))
@@ -581,7 +581,7 @@ def _assert_imad_exact(sweep, sc, mode, exact):
 
 
 @pytest.mark.parametrize("scores, ok", [((1, -1, -3), True), ((2, -1, -2), True), ((5, -4, -2), True),
-                                        ((5, -4, -1), False), ((1, -9, -1), False), ((1, -1, 2), False)])
+                                        ((5, -4, -1), False), ((1, -9, -1), False), ((1, -1, 0), False)])
 def test_imad_ok_is_every_shifted_score_nonnegative(scores, ok):
     sc = Scoring.dna(*scores)
     for mode in (0, 1):
@@ -906,9 +906,6 @@ def test_tail_of_a_launch_of_long_items_goes_to_split_pieces(monkeypatch, mode):
     monkeypatch.setattr(_gpu, "_function", _stand_in_function(5))
     assert len(_gpu._without_tail(ln, lens, mode)) == 1
     monkeypatch.setattr(_gpu, "_function", _stand_in_function(10))
-    monkeypatch.setattr(_gpu, "TAIL_SPLIT", False)
-    assert len(_gpu._without_tail(ln, lens, mode)) == 1
-    monkeypatch.setattr(_gpu, "TAIL_SPLIT", True)
     assert len(_gpu._without_tail(ln, lens, mode, split="never")) == 1
 
 
@@ -1011,8 +1008,6 @@ def test_launch_config_takes_tall_tiles_where_the_profile_applies(monkeypatch):
     assert _gpu._launch_config(plan.Launch(plan.MULTI, 32, items), lens, 0, 25) == multi  # protein
     short = np.tile([tall[2] + tall[3] - 4, 300, 300], (8, 1))   # too few layers for the profile
     assert _gpu._launch_config(plan.Launch(plan.MULTI, 32, items), short, 1, 5) == multi
-    monkeypatch.setattr(_gpu, "TALL_TILES", False)
-    assert _gpu._launch_config(plan.Launch(plan.MULTI, 32, items), lens, 0, 5) == multi
 
 
 def test_tail_split_counts_the_groups_of_the_tall_kernel(monkeypatch):

@@ -9,6 +9,7 @@ from Bio.Seq import Seq
 from Bio.SeqRecord import SeqRecord
 
 from trimsa import Scoring, TrimsaError, alphabet
+from trimsa.scoring import DEFAULTS, resolve_gaps
 from trimsa.errors import AlphabetError, InputFormatError, OptionError
 from trimsa.io import as_sequence_set, atomic_output, read_sequences
 
@@ -50,6 +51,54 @@ def test_scores_must_be_integers():
         Scoring.dna(1, -1, "x")
     with pytest.raises(OptionError, match="unknown substitution matrix"):
         Scoring.protein("BLOSUM63")
+
+
+@pytest.mark.parametrize("stage, kw, want", [
+    pytest.param("triplet", {}, (0, -3), id="triplet-default"),
+    pytest.param("progressive", {}, (-3, -1), id="progressive-default"),
+    pytest.param("progressive", {"gap": -2}, (0, -2), id="gap-is-linear"),
+    pytest.param("triplet", {"gap_open": -4}, (-4, -3), id="open-only-keeps-default-extend"),
+    pytest.param("progressive", {"gap_extend": -2}, (-3, -2), id="extend-only-keeps-default-open"),
+    pytest.param("triplet", {"gap_open": -5, "gap_extend": -1}, (-5, -1), id="both"),
+])
+def test_gap_options_mean_the_same_everywhere(stage, kw, want):
+    assert resolve_gaps("dna", stage, **kw) == want
+    sc = Scoring.for_alphabet(alphabet.DNA, stage, **kw)
+    assert (sc.gap_open, sc.gap_extend) == want
+    assert sc.linear == (want[0] == 0)
+
+
+def test_defaults_come_from_one_table():
+    for name, alpha in (("dna", alphabet.DNA), ("protein", alphabet.PROTEIN)):
+        for stage in ("triplet", "progressive"):
+            sc = Scoring.for_alphabet(alpha, stage)
+            assert (sc.gap_open, sc.gap_extend) == DEFAULTS[name]["gaps"][stage]
+    assert Scoring.dna() == Scoring.dna(1, -1, -3)
+    assert Scoring.protein() == Scoring.protein("BLOSUM62", -4)
+
+
+@pytest.mark.parametrize("kw, words", [
+    pytest.param({"gap": 1}, "must be <= 0", id="positive-gap"),
+    pytest.param({"gap_open": 2}, "gap-open score is a score and must be <= 0", id="positive-open"),
+    pytest.param({"gap_extend": 0.5}, "must be an integer", id="fractional-extend"),
+    pytest.param({"gap": -2, "gap_open": -1}, "either --gap or --gap-open", id="gap-and-open"),
+])
+def test_gap_options_are_checked(kw, words):
+    with pytest.raises(OptionError, match=words):
+        Scoring.dna(**kw)
+
+
+def test_affine_scoring_is_refused_where_gaps_are_linear():
+    affine = Scoring.dna(gap_open=-3, gap_extend=-1)
+    assert repr(affine) == "Scoring(match=1, mismatch=-1, gap_open=-3, gap_extend=-1)"
+    with pytest.raises(OptionError, match="single gap score exists for linear gaps only"):
+        affine.gap
+    import trimsa
+
+    with pytest.raises(OptionError, match="the exact 3-way engine supports linear gaps only"):
+        trimsa.score_triplets(["ACGT", "AGT", "ACT"], scoring=affine)
+    with pytest.raises(OptionError, match="the exact 3-way engine supports linear gaps only"):
+        trimsa.align_triplet("ACGT", "AGT", "ACT", scoring=affine)
 
 
 def test_alphabet_guess():

@@ -29,10 +29,15 @@ def test_costs_follow_the_rate():
 
 
 def test_default_rates_and_errors():
-    assert plan.default_rate("cpu", 4).cells_per_s == 4 * plan.DEFAULT_RATES["cpu"].cells_per_s
-    assert plan.default_rate("gpu") == plan.DEFAULT_RATES["gpu"]
-    with pytest.raises(OptionError, match="choose one of"):
+    cpu = plan.RATES[("cpu", "exact")]
+    assert plan.default_rate("cpu", 4).cells_per_s == 4 * cpu.cells_per_s
+    assert plan.default_rate("cpu", 4).overhead_s == cpu.overhead_s / 4
+    assert plan.default_rate("cpu", 2, "band").cells_per_s == 2 * plan.RATES[("cpu", "band")].cells_per_s
+    assert plan.default_rate("gpu") == plan.RATES[("gpu", "exact")]
+    with pytest.raises(OptionError, match="known: cpu/exact"):
         plan.default_rate("tpu")
+    with pytest.raises(OptionError, match="no rate for the band engine on 'gpu'"):
+        plan.default_rate("gpu", engine="band")
     with pytest.raises(OptionError, match="invalid rate"):
         plan.Rate(0.0)
     with pytest.raises(OptionError, match="unknown partition 'cyclic'"):

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from trimsa.errors import InputFormatError, OptionError
 from trimsa.progressive import _cpu, engine
 from trimsa.progressive.api import Aligner, align
+from trimsa.tree import GuideTree
 
 DATA = Path(__file__).parent / "data"
 
@@ -36,7 +37,7 @@ def all_paths(la, lb):
 
 
 def path_score(path, S, ra, rb, oa, ob, go, ge):
-    """The score the model gives one path, computed column by column."""
+    """The score the model gives one path, computed column by column (gap scores ``go, ge <= 0``)."""
     la, lb = S.shape
     i = j = 0
     total = 0.0
@@ -48,13 +49,13 @@ def path_score(path, S, ra, rb, oa, ob, go, ge):
             j += 1
         elif op == 1:
             if prev != 1:
-                total -= go * ra[i] * ob[j]
-            total -= ge * ra[i]
+                total += go * ra[i] * ob[j]
+            total += ge * ra[i]
             i += 1
         else:
             if prev != 2:
-                total -= go * rb[j] * oa[i]
-            total -= ge * rb[j]
+                total += go * rb[j] * oa[i]
+            total += ge * rb[j]
             j += 1
         prev = op
     return total
@@ -64,7 +65,7 @@ profiles = st.tuples(st.integers(0, 4), st.integers(0, 4), st.integers(0, 2**31 
 
 
 @settings(max_examples=60, deadline=None)
-@given(profiles, st.sampled_from([(3.0, 1.0), (0.0, 1.0), (5.0, 0.5)]))
+@given(profiles, st.sampled_from([(-3.0, -1.0), (0.0, -1.0), (-5.0, -0.5)]))
 def test_profile_dp_matches_brute_force(dims, costs):
     la, lb, seed = dims
     if la + lb == 0:
@@ -91,16 +92,9 @@ def test_profile_dp_matches_brute_force(dims, costs):
     assert path_score(tuple(path), S, ra, rb, oa, ob, go, ge) == pytest.approx(best, abs=1e-3)
 
 
-def test_boundary_weights_follow_residue_runs():
-    # two sequences: ACG- and A-GT; column 2 has residues before it in one of them
-    F = np.zeros((4, 2), np.float32)
-    r = np.array([1.0, 0.5, 1.0, 0.5], np.float32)
-    both = np.array([1.0, 0.5, 0.5, 0.5], np.float32)
-    sc = engine.ProfileScoring(np.zeros((2, 2), np.float32), 3.0, 1.0, 0.5, True)
-    w = engine.boundary_weights(r, both, sc)
-    assert w.tolist() == [0.5, 0.5, 0.5, 0.5, 0.25]
-    plain = engine.boundary_weights(r, both, engine.ProfileScoring(F, 3.0, 1.0, 0.5, False))
-    assert plain.tolist() == [0.5, 1, 1, 1, 0.5]
+def test_boundary_weights_are_the_terminal_factor_at_the_ends():
+    sc = engine.ProfileScoring(np.zeros((2, 2), np.float32), -3.0, -1.0, 0.5)
+    assert engine.boundary_weights(4, sc).tolist() == [0.5, 1, 1, 1, 0.5]
 
 
 def test_path_maps():
@@ -174,14 +168,13 @@ def test_small_and_edge_cases(pairs):
     check_alignment(res, pairs)
 
 
-def test_three_sequences_use_exact_triplet():
-    from trimsa.triplet import align_triplet
-
+def test_three_sequences_take_the_same_pipeline():
+    """Three sequences are aligned like any other number: guide tree, library, merges."""
     pairs = [("x", "ACGTTGCAAT"), ("y", "ACTTGCAT"), ("z", "ACGTTGGCAT")]
     res = align(pairs)
-    ref = align_triplet(*pairs)
-    assert res.rows == ref.rows
-    assert "3-way" in res.timings
+    check_alignment(res, pairs)
+    assert {"guide tree", "library", "merge"} <= set(res.timings)
+    assert len(res.guide.leaves()) == 3 and res.guide.method == "upgma"
 
 
 def test_guide_tree_from_file_and_true_tree():
@@ -231,6 +224,32 @@ def test_aligner_repr_and_options():
         Aligner(gap_open=2)
     with pytest.raises(OptionError):
         Aligner(device="tpu")
+    with pytest.raises(OptionError, match="either --gap or"):
+        Aligner(gap=-2, gap_extend=-1)
+    with pytest.raises(OptionError, match="must be an integer"):
+        Aligner(gap_open=-2.5)
+
+
+@pytest.mark.parametrize("options, words", [
+    pytest.param(dict(device="gpu"), "no stage of this alignment has a GPU path", id="gpu-kmer"),
+    pytest.param(dict(device="gpu", guide_tree="t.nwk"),
+                 "no stage of this alignment has a GPU path", id="gpu-given-tree"),
+    pytest.param(dict(guide_tree="t.nwk", method="nj"), "used as it is", id="tree-and-method"),
+    pytest.param(dict(tree_distances="quartet"), "distance source", id="unknown-source"),
+])
+def test_aligner_refuses_options_no_stage_can_honour(options, words):
+    with pytest.raises(OptionError, match=words):
+        Aligner(**options)
+
+
+def test_triplet_distances_need_linear_gaps_and_take_the_run_scoring():
+    pairs = evolve(6, 40, 2)
+    with pytest.raises(OptionError, match="linear gaps only"):
+        Aligner(tree_distances="triplet", device="cpu").align(pairs)
+    res = Aligner(tree_distances="triplet", device="cpu", gap=-2, method="nj").align(pairs)
+    check_alignment(res, pairs)
+    assert res.guide.distances.source == "triplet"
+    assert res.guide.distances.info["device"] == "cpu"
 
 
 def test_write_formats(tmp_path):
@@ -252,12 +271,12 @@ def test_write_formats(tmp_path):
 
 def test_tree_weights_share_branches():
     # ((a:1,b:1):2,c:3): a and b share the branch of length 2
-    t = engine.GuideTree(3, [(0, 1), (3, 2)], np.array([1.0, 1.0, 3.0, 2.0, 0.0]), 4)
+    t = GuideTree("abc", [(0, 1), (3, 2)], np.array([1.0, 1.0, 3.0, 2.0, 0.0]), 4)
     assert engine.tree_weights(t).tolist() == [2.0, 2.0, 3.0]
 
 
 def test_binary_resolves_multifurcations():
-    t = engine.GuideTree(4, [(0, 1, 2, 3)], np.zeros(5), 4).binary()
+    t = GuideTree("abcd", [(0, 1, 2, 3)], np.zeros(5), 4).binary()
     assert all(len(c) == 2 for c in t.children)
     assert len(t.postorder()) == 3
 
@@ -269,7 +288,7 @@ def test_library_maps_are_mutual_inverses_and_match_pairwise_dp():
     rng = np.random.default_rng(5)
     codes = [rng.integers(0, 4, rng.integers(3, 15)) for _ in range(5)]
     table = np.where(np.eye(4, dtype=bool), 1.0, -1.0)
-    lib = build_library(codes, table, 3.0, 1.0, 0.5)
+    lib = build_library(codes, table, -3.0, -1.0, 0.5)
     for s in range(5):
         for t in range(5):
             if s == t:
@@ -285,7 +304,7 @@ def test_library_maps_are_mutual_inverses_and_match_pairwise_dp():
             fa[np.arange(codes[s].size), codes[s]] = 1
             fb = np.zeros((codes[t].size, 5), np.float32)
             fb[np.arange(codes[t].size), codes[t]] = 1
-            sc = engine.make_profile_scoring(table, np.arange(4), 3.0, 1.0, 0.5, 1.0)
+            sc = engine.make_profile_scoring(table, np.arange(4), -3.0, -1.0, 0.5)
             path, _score, ma, mb = engine.align_profiles(fa, fb, sc)
             if s < t:
                 expect = [-1] * codes[s].size
@@ -302,7 +321,7 @@ def test_consistency_scores_against_slow_reference(witnesses):
     rng = np.random.default_rng(9)
     codes = [rng.integers(0, 4, rng.integers(4, 9)) for _ in range(4)]
     table = np.where(np.eye(4, dtype=bool), 1.0, -1.0)
-    lib = build_library(codes, table, 3.0, 1.0, 0.5, witnesses=witnesses)
+    lib = build_library(codes, table, -3.0, -1.0, 0.5, witnesses=witnesses)
     wit = [0, 1, 2, 3] if witnesses is None else witnesses
     w = np.array([1.0, 2.0, 0.5, 1.5])
     mem_a, mem_b = np.array([0, 2]), np.array([1, 3])

@@ -1,4 +1,4 @@
-"""Tests of trimsa.tree: least squares, banded kernels, NJ/UPGMA, sampling, CLI."""
+"""Tests of trimsa.tree: least squares, banded kernels, NJ/UPGMA, sampling, sources, CLI."""
 
 from __future__ import annotations
 
@@ -18,17 +18,16 @@ from trimsa.errors import OptionError, TooFewSequencesError
 from trimsa.io import as_sequence_set
 from trimsa.scoring import Scoring
 from trimsa.tree import (
-    band_pair_scores,
-    band_triplet_scores,
+    GuideTree,
     build_guide_tree,
+    kmer_distances,
     ls_all_triplets,
     ls_triplets,
     neighbor_joining,
     sample_triplets,
-    to_newick,
     upgma,
 )
-from trimsa.triplet import all_triplets, score_triplets
+from trimsa.triplet import all_triplets, band_pair_scores, band_triplet_scores, score_triplets
 
 DATA = Path(__file__).parent / "data"
 N16 = DATA / "tree_N16_h0.5.fa"        # copied from shared/data/sim/msa-N16-h0.5/input.fa
@@ -65,6 +64,8 @@ def random_tree(n, rng, *, ultrametric=False):
 
 
 def patristic(tree, names):
+    if isinstance(tree, GuideTree):
+        tree = tree.to_dendropy()
     pdm = tree.phylogenetic_distance_matrix()
     tx = {t.label: t for t in tree.taxon_namespace}
     n = len(names)
@@ -77,7 +78,8 @@ def patristic(tree, names):
 
 def rf(a, b, *, rooted=False):
     tns = a.taxon_namespace
-    b2 = dendropy.Tree.get(data=to_newick(b), schema="newick", taxon_namespace=tns,
+    text = b.newick() if isinstance(b, GuideTree) else b.as_string(schema="newick")
+    b2 = dendropy.Tree.get(data=text, schema="newick", taxon_namespace=tns,
                            rooting="force-rooted" if rooted else "force-unrooted")
     a2 = dendropy.Tree(a)
     a2.is_rooted = rooted
@@ -230,7 +232,7 @@ def test_upgma_on_ultrametric_distances(seed):
     names = [f"t{i}" for i in rng.permutation(n)]
     D = patristic(true, names)
     est = upgma(D, names)
-    assert est.is_rooted
+    assert est.method == "upgma" and len(est.children[est.root - n]) == 2
     assert rf(true, est, rooted=True) == 0
     np.testing.assert_allclose(patristic(est, names), D, atol=1e-9)
 
@@ -242,13 +244,78 @@ def test_newick_one_line_rooted_non_negative():
     D = D + D.T
     names = ["a_b", "c", "d.e", "f-g", "h", "i", "j", "k", "l"]
     for tree in (neighbor_joining(D, names), upgma(D, names)):
-        text = to_newick(tree)
+        text = tree.newick()
         assert "\n" not in text and text.endswith(";") and "[&" not in text
-        assert len(tree.seed_node.child_nodes()) == 2
-        assert all(e.length >= 0 for e in tree.postorder_edge_iter() if e.length is not None)
+        assert len(tree.children[tree.root - n]) == 2
+        assert (tree.length >= 0).all()
         back = dendropy.Tree.get(data=text, schema="newick", preserve_underscores=True)
         assert sorted(t.label for t in back.taxon_namespace) == sorted(names)
         assert "-0" not in text.replace("f-g", "")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 30), st.integers(1, 5), st.integers(0, 2**32 - 1))
+@example(9, 1, 0)   # every distance equal: the tie rules decide everything
+def test_upgma_equals_scipy_average_linkage(n, levels, seed):
+    """Joins, their order and heights equal scipy's, ties included (distances on a few levels)."""
+    from scipy.cluster.hierarchy import linkage
+    from scipy.spatial.distance import squareform
+
+    from trimsa.tree import _cpu
+
+    rng = np.random.default_rng(seed)
+    d = rng.integers(0, levels + 1, size=n * (n - 1) // 2) / levels
+    Z = linkage(d, method="average")
+    joins, heights = _cpu.upgma_joins(squareform(d))
+    assert joins.tolist() == Z[:, :2].astype(int).tolist()
+    assert heights.tolist() == (Z[:, 2] / 2).tolist()
+
+
+def test_newick_writer_quotes_names_and_reads_back():
+    names = ["plain", "with space", "o'quote", "semi;colon", "under_score"]
+    t = GuideTree(names, [(0, 1), (2, 3), (5, 6, 4)], [1, 2, 0.5, 0.25, 1e-7, 3, 0.125, 0], 7)
+    text = t.newick()
+    assert text == ("((plain:1,'with space':2):3,('o''quote':0.5,'semi;colon':0.25):0.125,"
+                    "under_score:1e-07);")
+    back = GuideTree.read(_write(text), names)
+    assert back.newick() == text
+    assert GuideTree(["only"], [], [0.0], 0).newick() == "only;"
+
+
+def _write(text):
+    import tempfile
+
+    fh = tempfile.NamedTemporaryFile("w", suffix=".nwk", delete=False)
+    fh.write(text)
+    fh.close()
+    return fh.name
+
+
+def test_newick_writer_equals_dendropy_on_nj_trees():
+    rng = np.random.default_rng(3)
+    n = 11
+    D = rng.random((n, n)) * 2
+    D = D + D.T
+    names = [f"t{i}" for i in range(n)]
+    tree = neighbor_joining(D, names)
+    want = tree.to_dendropy().as_string(
+        schema="newick", suppress_rooting=True, unquoted_underscores=True,
+        suppress_internal_node_labels=True, real_value_format_specifier=".6g").strip()
+    assert tree.newick() == want
+
+
+def test_kmer_source():
+    seqs = random_seqs(9, 80, 2)
+    d = kmer_distances(seqs, threads=2)
+    assert d.source == "kmer" and d.info == {"k": 6}
+    assert np.allclose(d.matrix, d.matrix.T) and (np.diag(d.matrix) == 0).all()
+    assert ((d.matrix >= 0) & (d.matrix <= 1)).all()
+    assert np.array_equal(kmer_distances(seqs, threads=1).matrix, d.matrix)
+    same = kmer_distances([("a", "ACGTACGTAC"), ("b", "ACGTACGTAC"), ("c", "TTTTTTTTTT")])
+    assert same.matrix[0, 1] == 0 and same.matrix[0, 2] == 1
+    gt = build_guide_tree(seqs, distances="kmer", method="upgma")
+    assert gt.distances is not None and gt.distances.source == "kmer"
+    assert "6-mer distances" in gt.summary()
 
 
 def test_tree_matrix_errors():
@@ -267,27 +334,30 @@ def test_guide_tree_determinism_and_threads():
     b = build_guide_tree(seqs, seed=1, threads=2, **kw)
     c = build_guide_tree(seqs, seed=1, threads=0, **kw)
     assert a.newick() == b.newick() == c.newick()
-    assert np.array_equal(a.distances, b.distances)
-    assert a.triplets == "sampled" and a.n_triplets > 0 and a.min_support >= 2
-    assert a.pairs_supported == a.pairs_total
+    assert np.array_equal(a.distances.matrix, b.distances.matrix)
+    info = a.distances.info
+    assert info["triplets"] == "sampled" and info["n_triplets"] > 0 and info["min_support"] >= 2
+    assert info["pairs_supported"] == 12 * 11 // 2
     full = build_guide_tree(seqs, triplets="all", band=8)
-    assert full.n_triplets == 12 * 11 * 10 // 6 and full.min_support == 10
-    assert {t.label for t in full.tree.taxon_namespace} == {f"s{i}" for i in range(12)}
+    assert full.distances.info["n_triplets"] == 12 * 11 * 10 // 6
+    assert full.distances.info["min_support"] == 10
+    assert {t.label for t in full.to_dendropy().taxon_namespace} == {f"s{i}" for i in range(12)}
 
 
 def test_guide_tree_budget_limits_sampling():
     seqs = random_seqs(30, 80, 3)
     gt = build_guide_tree(seqs, triplets="auto", band=4, time_budget=1e-3)
-    assert gt.triplets == "sampled"
-    assert gt.n_triplets >= 1 and gt.pairs_supported < gt.pairs_total
+    info = gt.distances.info
+    assert info["triplets"] == "sampled"
+    assert info["n_triplets"] >= 1 and info["pairs_supported"] < 30 * 29 // 2
 
 
 def test_guide_tree_exact_engine_small():
     seqs = random_seqs(6, 20, 4)
     gt = build_guide_tree(seqs, triplets="all", band=None)
-    assert gt.engine == "exact"
+    assert gt.distances.info["engine"] == "exact"
     gt2 = build_guide_tree(seqs, triplets="all", band=64)   # band covers the cube: exact
-    np.testing.assert_allclose(gt.estimates, gt2.estimates)
+    np.testing.assert_allclose(gt.distances.info["estimates"], gt2.distances.info["estimates"])
 
 
 def test_guide_tree_bad_options():
@@ -300,13 +370,21 @@ def test_guide_tree_bad_options():
         build_guide_tree(seqs, method="ml")
     with pytest.raises(OptionError):
         build_guide_tree(seqs, band=4, mode="local")
+    with pytest.raises(OptionError, match="take no option 'band'"):
+        build_guide_tree(seqs, distances="kmer", band=4)
+    with pytest.raises(OptionError, match="no GPU path"):
+        build_guide_tree(seqs, distances="kmer", device="gpu")
+    with pytest.raises(OptionError, match="distance source"):
+        build_guide_tree(seqs, distances="ml")
+    with pytest.raises(OptionError, match="linear gaps only"):
+        build_guide_tree(seqs, scoring=Scoring.dna(gap_open=-3, gap_extend=-1))
 
 
 def test_guide_tree_close_to_true_tree():
     true = dendropy.Tree.get(path=str(DATA / "tree_N16_h0.5.nwk"), schema="newick")
     gt = build_guide_tree(N16, triplets="sampled", m=3)
     # 13 internal splits; pairwise-NJ and Clustal Omega get 0-1 wrong here
-    assert rf(true, gt.tree) <= 4
+    assert rf(true, gt) <= 4
 
 
 # -- CLI ------------------------------------------------------------------------------------
@@ -356,6 +434,31 @@ def test_cli_bad_input(run_cli, tmp_path, case):
     assert not out.exists()
 
 
+@pytest.mark.parametrize("method", ["nj", "upgma"])
+def test_three_sequence_tree_round_trips_through_run(run_cli, tmp_path, method):
+    """With three sequences the NJ midpoint can fall on a sequence: it stays a leaf."""
+    tree, out = tmp_path / "t.nwk", tmp_path / "aln.fa"
+    assert run_cli(DATA / "trip3.fa", "-o", tree, "--method", method)[0] == 0
+    text = tree.read_text().strip()
+    back = GuideTree.read(tree, ["A", "B", "C"])
+    assert back.newick() == text and len(back.children[back.root - 3]) == 2
+    assert cli.main(["run", str(DATA / "trip3.fa"), "--guide-tree", str(tree), "-o", str(out)]) == 0
+
+
+def test_nj_never_leaves_a_sequence_on_an_internal_node():
+    # B sits at the centre of the star (branch 0): the midpoint of A-C is B's node
+    D = np.array([[0, 2, 4], [2, 0, 2], [4, 2, 0]], float)
+    t = neighbor_joining(D, ["A", "B", "C"])
+    assert sorted(t.leaves()) == [0, 1, 2] and len(t.children[t.root - 3]) == 2
+    np.testing.assert_allclose(patristic(t, ["A", "B", "C"]), D)
+    # the root is the midpoint of the longest path, A-C: 2 from either end
+    depth = {t.root: 0.0}
+    for v in reversed(t.postorder()):
+        for c in t.children[v - 3]:
+            depth[c] = depth[v] + t.length[c]
+    assert depth[0] == depth[2] == 2.0
+
+
 @pytest.mark.skipif(shutil.which("clustalo") is None, reason="clustalo not installed")
 @pytest.mark.parametrize("method", ["nj", "upgma"])
 def test_clustalo_accepts_tree(run_cli, tmp_path, method):
@@ -379,9 +482,11 @@ def test_gpu_device_goes_through_score_triplets(monkeypatch):
     monkeypatch.setattr(devices.CupyBackend, "shared", classmethod(lambda cls, precision=None: fake))
     seqs = random_seqs(7, 15, 9)
     gt = build_guide_tree(seqs, device="gpu", time_budget=10)
-    assert gt.engine == "exact" and gt.triplets == "all" and gt.n_triplets == 35
+    info = gt.distances.info
+    assert info["engine"] == "exact" and info["triplets"] == "all" and info["n_triplets"] == 35
+    assert info["device"] == "gpu"
     assert sum(len(b[1]) for b in fake.batches) >= 35
     cpu = build_guide_tree(seqs, device="cpu", band=None, triplets="all")
-    np.testing.assert_allclose(gt.estimates, cpu.estimates)
+    np.testing.assert_allclose(info["estimates"], cpu.distances.info["estimates"])
     with pytest.raises(OptionError):
         build_guide_tree(seqs, device="gpu", band=8)

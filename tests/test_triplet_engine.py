@@ -24,7 +24,7 @@ def scoring_strategy():
         Scoring.dna,
         match=st.integers(-2, 6),
         mismatch=st.integers(-6, 2),
-        gap=st.integers(-6, 2),
+        gap=st.integers(-6, 0),
     )
 
 

@@ -1,9 +1,48 @@
-"""Scoring schemes.
+"""The scoring model that every stage reads: substitution scores and a gap model.
 
-Scores are signed and added (see DESIGN.md): with ``match=2, mismatch=-1,
-gap=-2`` a residue-residue pair adds +2 or -1, a residue-gap pair adds -2 and a
-gap-gap pair adds 0. A column of a 3-way alignment scores the sum of its three
-pairs (sum of pairs).
+Scores are signed and added (see DESIGN.md): with ``match=2, mismatch=-1`` a
+residue-residue pair adds +2 or -1 and a gap-gap pair adds 0. An alignment of
+several rows scores the sum of its pairs of rows (sum of pairs).
+
+Gap model
+---------
+Two integer scores, both ``<= 0``: ``gap_open`` and ``gap_extend``. Each pair
+of rows is scored on its projection (the columns where both of its rows are
+gaps are removed); every maximal run of gaps in one row of the pair costs
+``gap_open + gap_extend * length`` (natural affine gap costs). **Linear gaps**
+are ``gap_open = 0``: every residue-gap pair then adds ``gap_extend``, which
+:attr:`Scoring.gap` returns.
+
+The options mean the same in every subcommand and in the Python API:
+``--gap G`` (``gap=G``) asks for linear gaps (``gap_open = 0``,
+``gap_extend = G``); ``--gap-open O`` / ``--gap-extend E`` ask for affine gaps,
+the one not given keeping the default of the stage. ``--gap`` cannot be
+combined with the other two.
+
+Which stage honours what
+------------------------
+``"triplet"``
+    The exact 3-way engine (``trimsa triplets``, ``align3``, ``tree`` and the
+    triplet distances of ``run``) computes linear gaps only; an affine model
+    there is an error, never silently linearised.
+``"progressive"``
+    The profile aligner of ``trimsa run`` (profiles, pairwise library) takes
+    both.
+
+Defaults (:data:`DEFAULTS`, the one table of them)
+--------------------------------------------------
+
+=============================  ==========================  ============================
+                               DNA / RNA                   protein
+=============================  ==========================  ============================
+substitution                   match 1, mismatch -1        BLOSUM62
+gaps, ``"triplet"`` stages     linear -3                   linear -4
+gaps, ``"progressive"`` stage  open -3, extend -1          open -10, extend -1
+=============================  ==========================  ============================
+
+The DNA triplet defaults were chosen by the accuracy of exact 3-way
+alignments of the ``sim/trip-*`` sets, the progressive ones on the ``sim/msa-*``
+sets (docs/scoring.md, docs/progressive.md).
 
 DNA ambiguity codes
 -------------------
@@ -23,23 +62,47 @@ Protein
 A substitution matrix from Biopython (``BLOSUM62`` by default) over the
 alphabet in :data:`trimsa.alphabet.PROTEIN`; every entry must be an integer.
 
-DNA defaults
-------------
-``match=1, mismatch=-1, gap=-3``; chosen by measured accuracy of exact
-3-way alignments on the ``trip-indel`` sets (see docs/scoring.md).
+Alignment modes
+---------------
+:data:`MODES` lists the end-gap treatments of the exact engine (``global``,
+``semiglobal``: end gaps free, ``local``); docs/engine.md has their exact
+rules.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 
 from . import alphabet as _alphabet
 from .errors import OptionError
 
-DNA_DEFAULTS = {"match": 1, "mismatch": -1, "gap": -3}
-PROTEIN_DEFAULTS = {"matrix": "BLOSUM62", "gap": -4}
+Stage = Literal["triplet", "progressive"]
+STAGES = ("triplet", "progressive")
+
+#: Default scores per alphabet; gaps per stage as ``(gap_open, gap_extend)``.
+DEFAULTS = {
+    "dna": {"match": 1, "mismatch": -1,
+            "gaps": {"triplet": (0, -3), "progressive": (-3, -1)}},
+    "protein": {"matrix": "BLOSUM62",
+                "gaps": {"triplet": (0, -4), "progressive": (-10, -1)}},
+}
+
+#: Alignment modes of the exact 3-way engine (docs/engine.md).
+Mode = Literal["global", "semiglobal", "local"]
+MODES = ("global", "semiglobal", "local")
+
+#: Largest magnitude of any single score.
+SCORE_LIMIT = 10_000
+
+
+def check_mode(mode: str) -> int:
+    """The number of ``mode`` (0 global, 1 semiglobal, 2 local); an error for any other."""
+    if mode not in MODES:
+        raise OptionError(f"unknown mode {mode!r}; choose one of: {', '.join(MODES)}")
+    return MODES.index(mode)
 
 
 def _as_int(value, what: str) -> int:
@@ -49,14 +112,42 @@ def _as_int(value, what: str) -> int:
         raise OptionError(f"{what} must be an integer, got {value!r}") from None
     if not np.isfinite(f) or f != int(f):
         raise OptionError(f"{what} must be an integer, got {value!r}")
-    if abs(f) > 10_000:
-        raise OptionError(f"{what} must lie within [-10000, 10000], got {value!r}")
+    if abs(f) > SCORE_LIMIT:
+        raise OptionError(f"{what} must lie within [-{SCORE_LIMIT}, {SCORE_LIMIT}], got {value!r}")
     return int(f)
+
+
+def _gap_score(value, what: str) -> int:
+    v = _as_int(value, what)
+    if v > 0:
+        raise OptionError(f"{what} is a score and must be <= 0, got {value!r}")
+    return v
+
+
+def resolve_gaps(alphabet_name: str, stage: Stage = "triplet", *, gap=None, gap_open=None,
+                 gap_extend=None) -> tuple[int, int]:
+    """``(gap_open, gap_extend)`` from the options as the command line takes them.
+
+    ``gap`` alone: linear gaps. ``gap_open`` and/or ``gap_extend``: affine gaps,
+    the one not given taking the stage's default. None of them: the stage's
+    default (:data:`DEFAULTS`).
+    """
+    if stage not in STAGES:
+        raise OptionError(f"unknown stage {stage!r}; choose one of: {', '.join(STAGES)}")
+    default = DEFAULTS["dna" if alphabet_name == "dna" else "protein"]["gaps"][stage]
+    if gap is not None:
+        if gap_open is not None or gap_extend is not None:
+            raise OptionError("--gap sets linear gaps (gap open 0, gap extend G); give either "
+                              "--gap or --gap-open/--gap-extend, not both")
+        return 0, _gap_score(gap, "gap score")
+    go = default[0] if gap_open is None else _gap_score(gap_open, "gap-open score")
+    ge = default[1] if gap_extend is None else _gap_score(gap_extend, "gap-extend score")
+    return go, ge
 
 
 @dataclass(frozen=True)
 class Scoring:
-    """A substitution score for every pair of codes and a linear gap score.
+    """A substitution score for every pair of codes and a gap model.
 
     Build one with :meth:`dna`, :meth:`protein` or :meth:`for_alphabet`.
 
@@ -66,13 +157,15 @@ class Scoring:
         The :class:`~trimsa.alphabet.Alphabet` the table is indexed by.
     table
         ``int32`` array ``(K, K)``: the score of a residue-residue pair.
-    gap
-        Score of a residue-gap pair (a gap-gap pair scores 0).
+    gap_open, gap_extend
+        The gap model (integers <= 0): a run of ``L`` gaps in one row of a
+        pair costs ``gap_open + gap_extend * L``; ``gap_open = 0`` is linear.
     """
 
     alphabet: _alphabet.Alphabet
     table: np.ndarray = field(repr=False)
-    gap: int
+    gap_open: int
+    gap_extend: int
     description: str = ""
 
     def __post_init__(self):
@@ -81,29 +174,60 @@ class Scoring:
             raise OptionError("substitution table does not match the alphabet size")
         t.setflags(write=False)
         object.__setattr__(self, "table", t)
-        object.__setattr__(self, "gap", _as_int(self.gap, "gap score"))
+        object.__setattr__(self, "gap_open", _gap_score(self.gap_open, "gap-open score"))
+        object.__setattr__(self, "gap_extend", _gap_score(self.gap_extend, "gap-extend score"))
 
     def __repr__(self):
-        return f"Scoring({self.description or self.alphabet.name}, gap={self.gap})"
+        gaps = (f"gap={self.gap_extend}" if self.linear
+                else f"gap_open={self.gap_open}, gap_extend={self.gap_extend}")
+        return f"Scoring({self.description or self.alphabet.name}, {gaps})"
 
     def __eq__(self, other):
         return (
             isinstance(other, Scoring)
             and self.alphabet == other.alphabet
-            and self.gap == other.gap
+            and self.gap_open == other.gap_open
+            and self.gap_extend == other.gap_extend
             and np.array_equal(self.table, other.table)
         )
 
     def __hash__(self):
-        return hash((self.alphabet.name, self.gap, self.table.tobytes()))
+        return hash((self.alphabet.name, self.gap_open, self.gap_extend, self.table.tobytes()))
+
+    # -- the gap model ------------------------------------------------------
+    @property
+    def linear(self) -> bool:
+        """Whether gaps are linear (``gap_open == 0``)."""
+        return self.gap_open == 0
+
+    @property
+    def gap(self) -> int:
+        """The score of a residue-gap pair under linear gaps (an error for affine gaps)."""
+        if not self.linear:
+            raise OptionError(f"the gap model is affine (gap open {self.gap_open}, gap extend "
+                              f"{self.gap_extend}); a single gap score exists for linear gaps only")
+        return self.gap_extend
+
+    def require_linear(self, what: str) -> "Scoring":
+        """``self`` when gaps are linear; else an error saying that ``what`` needs linear gaps."""
+        if not self.linear:
+            raise OptionError(
+                f"{what} supports linear gaps only (gap open 0), got gap open {self.gap_open} "
+                f"and gap extend {self.gap_extend}; use --gap G (gap=G) for linear gaps")
+        return self
 
     # -- constructors -----------------------------------------------------
     @classmethod
-    def dna(cls, match=DNA_DEFAULTS["match"], mismatch=DNA_DEFAULTS["mismatch"],
-            gap=DNA_DEFAULTS["gap"]) -> "Scoring":
-        """Match/mismatch scoring over the DNA alphabet with IUPAC codes."""
+    def dna(cls, match=DEFAULTS["dna"]["match"], mismatch=DEFAULTS["dna"]["mismatch"],
+            gap=None, *, gap_open=None, gap_extend=None,
+            stage: Stage = "triplet") -> "Scoring":
+        """Match/mismatch scoring over the DNA alphabet with IUPAC codes.
+
+        Gaps as :func:`resolve_gaps` reads them (default: the ``stage``'s).
+        """
         match = _as_int(match, "match score")
         mismatch = _as_int(mismatch, "mismatch score")
+        go, ge = resolve_gaps("dna", stage, gap=gap, gap_open=gap_open, gap_extend=gap_extend)
         sets = _alphabet.DNA.base_sets()
         k = len(sets)
         table = np.zeros((k, k), dtype=np.int32)
@@ -113,14 +237,16 @@ class Scoring:
                     table[x, y] = match
                 elif not (sets[x] & sets[y]):
                     table[x, y] = mismatch
-        return cls(_alphabet.DNA, table, gap, f"match={match}, mismatch={mismatch}")
+        return cls(_alphabet.DNA, table, go, ge, f"match={match}, mismatch={mismatch}")
 
     @classmethod
-    def protein(cls, matrix: str | object = PROTEIN_DEFAULTS["matrix"],
-                gap=PROTEIN_DEFAULTS["gap"]) -> "Scoring":
+    def protein(cls, matrix: str | object = DEFAULTS["protein"]["matrix"], gap=None, *,
+                gap_open=None, gap_extend=None, stage: Stage = "triplet") -> "Scoring":
         """A Biopython substitution matrix (by name or object) over :data:`PROTEIN`."""
         from Bio.Align import substitution_matrices
 
+        go, ge = resolve_gaps("protein", stage, gap=gap, gap_open=gap_open,
+                              gap_extend=gap_extend)
         name = matrix if isinstance(matrix, str) else getattr(matrix, "name", "custom")
         if isinstance(matrix, str):
             try:
@@ -138,35 +264,32 @@ class Scoring:
                 if aa not in letters or bb not in letters:
                     raise OptionError(f"matrix {name} has no entry for {a!r}/{b!r}")
                 table[x, y] = _as_int(matrix[aa][bb], f"matrix {name} entry {a}/{b}")
-        return cls(alpha, table, gap, f"matrix={name}")
+        return cls(alpha, table, go, ge, f"matrix={name}")
 
     @classmethod
-    def for_alphabet(cls, alpha: _alphabet.Alphabet, *, match=None, mismatch=None,
-                     gap=None, matrix=None) -> "Scoring":
-        """Defaults for ``alpha`` with any of the options overridden."""
+    def for_alphabet(cls, alpha: _alphabet.Alphabet, stage: Stage = "triplet", *, match=None,
+                     mismatch=None, matrix=None, gap=None, gap_open=None,
+                     gap_extend=None) -> "Scoring":
+        """The defaults of ``stage`` for ``alpha``, with any of the options overridden."""
+        gaps = dict(gap=gap, gap_open=gap_open, gap_extend=gap_extend, stage=stage)
         if alpha.name == "dna":
             if matrix is not None:
                 raise OptionError("a substitution matrix applies to protein input only; "
                                   "use --match/--mismatch for DNA")
-            return cls.dna(
-                DNA_DEFAULTS["match"] if match is None else match,
-                DNA_DEFAULTS["mismatch"] if mismatch is None else mismatch,
-                DNA_DEFAULTS["gap"] if gap is None else gap,
-            )
+            d = DEFAULTS["dna"]
+            return cls.dna(d["match"] if match is None else match,
+                           d["mismatch"] if mismatch is None else mismatch, **gaps)
         if match is not None or mismatch is not None:
             raise OptionError("--match/--mismatch apply to DNA only; use --matrix for protein")
-        return cls.protein(
-            PROTEIN_DEFAULTS["matrix"] if matrix is None else matrix,
-            PROTEIN_DEFAULTS["gap"] if gap is None else gap,
-        )
+        return cls.protein(DEFAULTS["protein"]["matrix"] if matrix is None else matrix, **gaps)
 
     # -- helpers -----------------------------------------------------------
     def max_abs(self) -> int:
-        """Largest magnitude of any single pair score (for overflow bounds)."""
-        return int(max(np.abs(self.table).max(), abs(self.gap)))
+        """Largest magnitude of any single pair score or gap run step (for overflow bounds)."""
+        return int(max(np.abs(self.table).max(), abs(self.gap_open) + abs(self.gap_extend)))
 
     def pair(self, x: int, y: int) -> int:
-        """Score of codes ``x`` and ``y``; ``-1`` stands for a gap."""
+        """Linear-gap score of codes ``x`` and ``y``; ``-1`` stands for a gap."""
         if x < 0 and y < 0:
             return 0
         if x < 0 or y < 0:

@@ -1,4 +1,10 @@
-"""Options shared by several subcommands, and how to turn them into objects."""
+"""Options shared by several subcommands, and how to turn them into objects.
+
+The scoring options mean the same in every subcommand; their defaults are the
+one table :data:`trimsa.scoring.DEFAULTS` (per alphabet, and for the gaps per
+stage: the exact 3-way engine of ``triplets``, ``align3`` and ``tree``, or the
+profile aligner of ``run``).
+"""
 
 from __future__ import annotations
 
@@ -6,24 +12,35 @@ import argparse
 import sys
 
 from ..errors import OptionError
-from ..scoring import Scoring
-
-MODES = ("global", "semiglobal", "local")
-DEVICES = ("auto", "cpu", "gpu")
+from ..scoring import MODES, Scoring
+from ..triplet import DEVICES
 
 
-def add_scoring_options(parser: argparse.ArgumentParser) -> None:
-    g = parser.add_argument_group("scoring (scores are signed and added)")
+def add_scoring_options(parser: argparse.ArgumentParser, stage: str) -> None:
+    """``--alphabet``, ``--match``, ``--mismatch``, ``--matrix``, ``--gap``, ``--gap-open``, ``--gap-extend``."""
+    if stage == "triplet":
+        gaps = "linear -3 for DNA, -4 for protein (the exact 3-way engine takes linear gaps only)"
+    else:
+        gaps = "open -3 / extend -1 for DNA, -10 / -1 for protein"
+    g = parser.add_argument_group(
+        "scoring (integer scores, signed and added; defaults: " + gaps + ")")
     g.add_argument("--alphabet", choices=("auto", "dna", "rna", "protein"), default="auto",
                    help="residue alphabet (default: guessed from the input)")
     g.add_argument("--match", type=int, default=None,
                    help="DNA: score of a matching pair (default 1)")
     g.add_argument("--mismatch", type=int, default=None,
                    help="DNA: score of a mismatching pair (default -1)")
-    g.add_argument("--gap", type=int, default=None,
-                   help="score of a residue-gap pair (default -3 for DNA, -4 for protein)")
     g.add_argument("--matrix", default=None,
                    help="protein: substitution matrix known to Biopython (default BLOSUM62)")
+    g.add_argument("--gap", type=int, default=None, metavar="G",
+                   help="linear gaps: every residue-gap pair scores G (<= 0); the same as "
+                        "--gap-open 0 --gap-extend G")
+    g.add_argument("--gap-open", type=int, default=None, metavar="O",
+                   help="affine gaps: a run of L gaps in a pair of rows scores O + E * L "
+                        "(O <= 0)")
+    g.add_argument("--gap-extend", type=int, default=None, metavar="E",
+                   help="affine gaps: the score E (<= 0) of each gap of a run")
+    parser.set_defaults(scoring_stage=stage)
 
 
 def add_mode_option(parser: argparse.ArgumentParser) -> None:
@@ -33,16 +50,17 @@ def add_mode_option(parser: argparse.ArgumentParser) -> None:
 
 def add_device_options(parser: argparse.ArgumentParser, *, threads: bool = True) -> None:
     parser.add_argument("--device", choices=DEVICES, default="auto",
-                        help="where to compute: a GPU through CuPy, the CPU cores, or auto "
-                             "(GPU when one is visible; default)")
+                        help="where the stages with a GPU path compute: a GPU through CuPy, the "
+                             "CPU cores, or auto (GPU when one is visible; default)")
     if threads:
         parser.add_argument("--threads", type=int, default=0,
                             help="CPU threads (default 0 = all cores)")
 
 
 def scoring_from_args(args, alphabet) -> Scoring:
-    return Scoring.for_alphabet(alphabet, match=args.match, mismatch=args.mismatch,
-                                gap=args.gap, matrix=args.matrix)
+    return Scoring.for_alphabet(alphabet, args.scoring_stage, match=args.match,
+                                mismatch=args.mismatch, matrix=args.matrix, gap=args.gap,
+                                gap_open=args.gap_open, gap_extend=args.gap_extend)
 
 
 def check_threads(threads: int) -> int:

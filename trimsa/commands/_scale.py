@@ -55,7 +55,7 @@ def scale_session(args):
             raise OptionError("--gpus needs a GPU, and none is visible (use --device gpu)")
         yield kw
         return
-    from ..distributed import connect
+    from ..triplet.distributed import connect
 
     kw["device"] = args.device
     with connect(kw["scheduler"]) as client:

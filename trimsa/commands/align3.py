@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..errors import OptionError
 from ..io import atomic_output, read_sequences, write_fasta
 from ..triplet import align_triplets
 from ..triplet.api import require_three
@@ -14,12 +15,12 @@ def register(sub) -> None:
         help="optimal alignment of three sequences (exact 3-way dynamic programming)",
         description="Align the three records of INPUT optimally (sum-of-pairs score, linear "
                     "gaps) and write the alignment as FASTA in input order. The score goes to "
-                    "stderr.",
+                    "stderr. Tracebacks run on the CPU: --device gpu is an error.",
     )
     p.add_argument("input", help="FASTA file with exactly 3 records (plain or gzip)")
     p.add_argument("-o", "--output", default=None, help="output FASTA (default: stdout)")
     add_mode_option(p)
-    add_scoring_options(p)
+    add_scoring_options(p, "triplet")
     add_device_options(p)
     p.add_argument("-q", "--quiet", action="store_true", help="do not print the score on stderr")
     p.set_defaults(func=run)
@@ -29,13 +30,12 @@ def run(args) -> int:
     from ._common import check_threads, note
 
     check_threads(args.threads)
+    if args.device == "gpu":
+        raise OptionError("align3 has no GPU path (3-way tracebacks run on the CPU); "
+                          "use --device cpu or auto")
     seqs = read_sequences(args.input, args.alphabet)
     require_three(seqs)
     scoring = scoring_from_args(args, seqs.alphabet)
-    from ..triplet import resolve_device
-
-    if resolve_device(args.device, announce=False) == "gpu":
-        note("tracebacks run on the CPU; the GPU kernels compute scores only")
     aln = align_triplets(seqs, [[0, 1, 2]], mode=args.mode, scoring=scoring,
                          threads=args.threads)[0]
     with atomic_output(args.output) as out:

@@ -6,6 +6,8 @@ import sys
 import time
 
 from ..errors import OptionError
+from ..tree.cluster import METHODS
+from ..tree.distances import SOURCES
 from ._common import add_device_options, add_scoring_options, check_threads, note
 
 
@@ -25,18 +27,15 @@ def register(subparsers) -> None:
                    help="also write the guide tree (Newick)")
     p.add_argument("--guide-tree", default=None, metavar="FILE",
                    help="use this Newick guide tree (leaf labels = sequence names)")
-    p.add_argument("--method", choices=("nj", "upgma"), default="upgma",
+    p.add_argument("--method", choices=tuple(METHODS), default=None,
                    help="guide-tree method (default: upgma)")
+    p.add_argument("--tree-distances", choices=tuple(SOURCES), default=None,
+                   help="guide-tree distances from k-mers (default) or from exact triplet "
+                        "scores (on the GPU with --device gpu or auto; the triplet engine "
+                        "takes linear gaps only, so this needs --gap)")
     add_device_options(p)
-    add_scoring_options(p)
-    g = p.add_argument_group("affine gaps of the profile aligner")
-    g.add_argument("--gap-open", type=float, default=None,
-                   help="gap-open score, <= 0 (default -3 for DNA, -10 for protein)")
-    g.add_argument("--gap-extend", type=float, default=None,
-                   help="gap-extension score, <= 0 (default -1; --gap sets it when given; "
-                        "--gap alone is the linear gap of the exact 3-way alignment used "
-                        "for exactly three sequences)")
-    g.add_argument("--consistency", type=float, default=None, metavar="W",
+    add_scoring_options(p, "progressive")
+    p.add_argument("--consistency", type=float, default=None, metavar="W",
                    help="weight of the pairwise consistency library in the profile scores "
                         "(default 6; 0 = off; used up to about 250 sequences)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
@@ -82,17 +81,17 @@ def handler(args) -> int:
     if fmt not in FORMATS:
         raise OptionError(f"unknown --format {args.format!r}; choose one of: {', '.join(FORMATS)}")
     check_threads(args.threads)
-    if args.device == "gpu":
-        from ..triplet import resolve_device
-
-        resolve_device("gpu")  # a clear error when no GPU is usable
-        note("the progressive stages run on the CPU in this version; --device gpu has no effect")
-    consistency = {} if args.consistency is None else {"consistency": args.consistency}
-    aligner = Aligner(method=args.method, device=args.device, threads=args.threads,
-                      alphabet=args.alphabet, match=args.match, mismatch=args.mismatch,
-                      matrix=args.matrix, gap=args.gap, gap_open=args.gap_open,
-                      gap_extend=args.gap_extend,
-                      guide_tree=args.guide_tree, **consistency)
+    if args.guide_tree is not None:
+        given = [f for f, v in (("--method", args.method),
+                                ("--tree-distances", args.tree_distances)) if v is not None]
+        if given:
+            raise OptionError(f"{given[0]} does not apply to a tree given with --guide-tree")
+    options = {k: v for k, v in (("method", args.method), ("tree_distances", args.tree_distances),
+                                 ("consistency", args.consistency)) if v is not None}
+    aligner = Aligner(device=args.device, threads=args.threads, alphabet=args.alphabet,
+                      match=args.match, mismatch=args.mismatch, matrix=args.matrix,
+                      gap=args.gap, gap_open=args.gap_open, gap_extend=args.gap_extend,
+                      guide_tree=args.guide_tree, **options)
     t0 = time.perf_counter()
     result = aligner.align(args.input, progress=_Progress(not args.quiet))
     t = time.perf_counter()
@@ -104,6 +103,7 @@ def handler(args) -> int:
     result.write(args.output, fmt)
     result.timings["write"] = time.perf_counter() - t
     if args.verbose:
+        note(f"guide tree: {result.guide.summary()}")
         for stage, sec in result.timings.items():
             note(f"{stage}: {sec:.3f} s")
         note(f"total: {time.perf_counter() - t0:.3f} s ({len(result.names)} sequences, "

@@ -6,6 +6,8 @@ import argparse
 
 from ..errors import OptionError
 from ..io import atomic_output, read_sequences
+from ..tree.cluster import METHODS
+from ..tree.distances import SOURCES, TRANSFORMS, TRIPLET_CHOICES
 from ._common import (
     add_device_options,
     add_mode_option,
@@ -28,50 +30,72 @@ def _band(text: str):
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
-        "tree", help="guide tree (UPGMA or neighbour-joining) from triplet scores",
-        description="Build a guide tree from 3-way alignment scores and write it as one line "
-                    "of Newick (accepted by Clustal Omega --guidetree-in and TWILIGHT -t).")
+        "tree", help="guide tree (UPGMA or neighbour-joining) from triplet scores or k-mers",
+        description="Build a guide tree and write it as one line of Newick (accepted by Clustal "
+                    "Omega --guidetree-in and TWILIGHT -t). Distances come from exact 3-way "
+                    "alignment scores (default) or from k-mers.")
     p.add_argument("input", help="FASTA file (plain or gzip)")
     p.add_argument("-o", "--output", default="-", help="Newick output (default: stdout)")
-    p.add_argument("--method", choices=("nj", "upgma"), default="nj",
+    p.add_argument("--method", choices=tuple(METHODS), default="nj",
                    help="neighbour-joining (rooted at the midpoint; default) or UPGMA")
-    p.add_argument("--triplets", choices=("auto", "all", "sampled"), default="auto",
+    p.add_argument("--tree-distances", choices=tuple(SOURCES), default="triplet",
+                   help="distances from triplet scores (default) or k-mers (the options "
+                        "below that name triplets apply to triplet distances only)")
+    g = p.add_argument_group("triplet distances")
+    g.add_argument("--triplets", choices=TRIPLET_CHOICES, default=None,
                    help="score all C(n,3) triplets, a sampled design, or all when the time "
-                        "budget allows (default)")
-    p.add_argument("--m", type=int, default=None,
+                        "budget allows (default auto)")
+    g.add_argument("--m", type=int, default=None,
                    help="third sequences per pair in sampled designs (1..n-2; default: as "
                         "many as the budget allows, at least 2)")
-    p.add_argument("--band", type=_band, default="auto",
+    g.add_argument("--band", type=_band, default=None,
                    help="half-width of the banded (not exact) triplet kernel, 'exact' for the "
-                        "exact engine, or auto (default)")
-    p.add_argument("--time-budget", type=float, default=None,
+                        "exact engine, or auto (default: exact on a GPU, banded on the CPU)")
+    g.add_argument("--time-budget", type=float, default=None,
                    help="seconds for the prior and the triplet scoring (default 240)")
-    p.add_argument("--distance", choices=("deficit", "fd"), default="deficit",
-                   help="score-to-distance transform: deficit (1 - normalised score; default) or fd "
-                        "(Feng-Doolittle, -ln of it)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the sampled design (default 0)")
+    g.add_argument("--transform", choices=TRANSFORMS, default=None,
+                   help="score-to-distance transform: deficit (1 - normalised score; default) "
+                        "or fd (Feng-Doolittle, -ln of it)")
+    g.add_argument("--seed", type=int, default=None,
+                   help="seed of the sampled design (default 0)")
+    add_mode_option(g)
     p.add_argument("-v", "--verbose", action="store_true",
                    help="say on stderr what was done")
-    add_mode_option(p)
     add_device_options(p)
-    add_scoring_options(p)
+    add_scoring_options(p, "triplet")
     p.set_defaults(func=run)
 
 
+#: options of the triplet distances: (argparse name, keyword of triplet_distances)
+_TRIPLET_OPTIONS = (("triplets", "triplets"), ("m", "m"), ("band", "band"),
+                    ("time_budget", "time_budget"), ("transform", "transform"),
+                    ("seed", "seed"))
+
+
 def run(args) -> int:
-    from ..tree import api
+    from ..tree import build_guide_tree
 
     check_threads(args.threads)
     if args.time_budget is not None and not args.time_budget > 0:
         raise OptionError(f"--time-budget must be positive, got {args.time_budget}")
     seqs = read_sequences(args.input, None if args.alphabet == "auto" else args.alphabet)
-    scoring = scoring_from_args(args, seqs.alphabet)
-    band = None if args.band == "exact" else args.band
-    gt = api.build_guide_tree(
-        seqs, method=args.method, triplets=args.triplets, m=args.m, band=band,
-        time_budget=args.time_budget or api.DEFAULT_TIME_BUDGET, mode=args.mode,
-        scoring=scoring, distance=args.distance, device=args.device, threads=args.threads,
-        seed=args.seed, verbose=False)
+    options = {"threads": args.threads, "device": args.device}
+    given = {kw: getattr(args, name) for name, kw in _TRIPLET_OPTIONS
+             if getattr(args, name) is not None}
+    if args.tree_distances == "triplet":
+        options.update(given, mode=args.mode, scoring=scoring_from_args(args, seqs.alphabet))
+        if options.get("band") == "exact":
+            options["band"] = None
+    else:
+        scoring_given = [o for o in ("match", "mismatch", "matrix", "gap", "gap_open",
+                                     "gap_extend") if getattr(args, o) is not None]
+        extra = [f"--{k.replace('_', '-')}" for k in list(given) + scoring_given]
+        if args.mode != "global":
+            extra.append("--mode")
+        if extra:
+            raise OptionError(f"{extra[0]} applies to triplet distances, not to "
+                              f"--tree-distances {args.tree_distances}")
+    gt = build_guide_tree(seqs, distances=args.tree_distances, method=args.method, **options)
     text = gt.newick()
     with atomic_output(args.output) as fh:
         fh.write(text + "\n")

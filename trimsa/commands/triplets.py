@@ -31,7 +31,7 @@ def register(sub) -> None:
                    help="score only these triplets: one per line, three sequence names "
                         "(or 0-based indices) separated by tabs or spaces; '#' starts a comment")
     add_mode_option(p)
-    add_scoring_options(p)
+    add_scoring_options(p, "triplet")
     add_device_options(p)
     add_scale_options(p)
     p.set_defaults(func=run)

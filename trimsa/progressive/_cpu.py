@@ -1,8 +1,8 @@
 """numba kernels of the progressive aligner (CPU).
 
 All kernels are ``nogil`` and serial: callers spread work over threads
-(:func:`trimsa.progressive.engine.in_threads`), which keeps start-up fast (a
-cached ``parallel=True`` kernel takes about a second to load).
+(:func:`trimsa._numba.in_threads`), which keeps start-up fast (a cached
+``parallel=True`` kernel takes about a second to load).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ BOTH, A_ONLY, B_ONLY = 0, 1, 2
 
 
 @jit
-def profile_dp(GA, FB, extra, ra, rb, oa, ob, go, ge, out):
+def profile_dp(GA, FB, extra, ra, rb, oa, ob, gap_open, gap_extend, out):
     """Best affine-gap alignment of two profiles; returns the path and its score.
 
     Parameters
@@ -36,11 +36,10 @@ def profile_dp(GA, FB, extra, ra, rb, oa, ob, go, ge, out):
         in A / B at each boundary between columns (``oa[i]`` lies before A's
         column ``i``; ``oa[LA]`` after the last one). The caller folds the
         terminal-gap factor into the first and last entries.
-    go, ge
-        Gap open and extension penalties (positive; subtracted). A gap in B
-        opposite A's column ``i`` costs ``ge * ra[i]`` per column, and
-        ``go * ra[i] * ob[j]`` where the run opens at B's boundary ``j``;
-        symmetric for gaps in A.
+    gap_open, gap_extend
+        Gap scores (<= 0; added). A gap in B opposite A's column ``i`` adds
+        ``gap_extend * ra[i]`` per column, and ``gap_open * ra[i] * ob[j]``
+        where the run opens at B's boundary ``j``; symmetric for gaps in A.
 
     out
         ``int8`` array of at least ``LA + LB`` entries: receives the path
@@ -70,35 +69,35 @@ def profile_dp(GA, FB, extra, ra, rb, oa, ob, go, ge, out):
     Mp[0] = 0.0
     # row 0: only Y (gaps in A opposite B's first j columns)
     for j in range(1, lb + 1):
-        ext = ge * rb[j - 1]
-        opn = go * rb[j - 1] * oa[0]
-        a = Mp[j - 1] - opn
+        ext = gap_extend * rb[j - 1]
+        opn = gap_open * rb[j - 1] * oa[0]
+        a = Mp[j - 1] + opn
         c = Yp[j - 1]
         if c >= a:
-            Yp[j] = c - ext
+            Yp[j] = c + ext
             tb[0, j] = 2 << 4
         else:
-            Yp[j] = a - ext
+            Yp[j] = a + ext
             tb[0, j] = 0
-    gb = np.empty(lb, np.float32)  # go * rb (open weight before oa)
-    eb = np.empty(lb, np.float32)  # ge * rb
+    gb = np.empty(lb, np.float32)  # gap_open * rb (open weight before oa)
+    eb = np.empty(lb, np.float32)  # gap_extend * rb
     for j in range(lb):
-        gb[j] = go * rb[j]
-        eb[j] = ge * rb[j]
+        gb[j] = gap_open * rb[j]
+        eb[j] = gap_extend * rb[j]
     for i in range(1, la + 1):
         rai = ra[i - 1]
-        ext_x = ge * rai
-        gx = go * rai
+        ext_x = gap_extend * rai
+        gx = gap_open * rai
         oai = oa[i]
         # column 0: only X
         opn = gx * ob[0]
-        a = Mp[0] - opn
+        a = Mp[0] + opn
         c = Xp[0]
         if c >= a:
-            Xc[0] = c - ext_x
+            Xc[0] = c + ext_x
             tb[i, 0] = 1 << 2
         else:
-            Xc[0] = a - ext_x
+            Xc[0] = a + ext_x
             tb[i, 0] = 0
         Mc[0] = NEG
         Yc[0] = NEG
@@ -132,29 +131,29 @@ def profile_dp(GA, FB, extra, ra, rb, oa, ob, go, ge, out):
             opn = gx * ob[j]
             best = Xp[j]
             src = 1
-            a = Mp[j] - opn
+            a = Mp[j] + opn
             if a > best:
                 best = a
                 src = 0
-            a = Yp[j] - opn
+            a = Yp[j] + opn
             if a > best:
                 best = a
                 src = 2
-            x_new = best - ext_x
+            x_new = best + ext_x
             code |= src << 2
             # Y: B's column j against gaps (from the left)
             opn = gb[j - 1] * oai
             best = y_left
             src = 2
-            a = m_left - opn
+            a = m_left + opn
             if a > best:
                 best = a
                 src = 0
-            a = x_left - opn
+            a = x_left + opn
             if a > best:
                 best = a
                 src = 1
-            y_new = best - eb[j - 1]
+            y_new = best + eb[j - 1]
             code |= src << 4
             tbi[j] = code
             Mc[j] = m_new
@@ -222,57 +221,7 @@ def path_maps(path, ma, mb):
 
 
 @jit
-def kmer_bitsets(codes, offsets, k, base, nbits):
-    """Which k-mers (hashed to ``nbits`` slots) each sequence holds, as ``uint64`` words.
-
-    Returns ``(bits (n, nbits // 64), counts)``, ``counts`` = distinct slots set.
-    """
-    n = offsets.size - 1
-    words = nbits // 64
-    bits = np.zeros((n, words), np.uint64)
-    counts = np.zeros(n, np.int64)
-    for s in range(n):
-        start = offsets[s]
-        stop = offsets[s + 1]
-        for p in range(start, stop - k + 1):
-            v = 0
-            for q in range(k):
-                v = v * base + codes[p + q]
-            h = v % nbits
-            w = h >> 6
-            b = np.uint64(1) << np.uint64(h & 63)
-            if (bits[s, w] & b) == 0:
-                bits[s, w] |= b
-                counts[s] += 1
-    return bits, counts
-
-
-@jit
-def _popcount(x):
-    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)
-
-
-@jit
-def kmer_bitset_rows(bits, counts, rows, out):
-    """``1 - shared distinct k-mers / min(distinct k-mers)`` for pairs ``(s, t > s)`` of ``rows``."""
-    n, words = bits.shape
-    for s in rows:
-        a = bits[s]
-        for t in range(s + 1, n):
-            b = bits[t]
-            shared = 0
-            for w in range(words):
-                shared += _popcount(a[w] & b[w])
-            m = min(counts[s], counts[t])
-            d = 1.0 - shared / m if m > 0 else 1.0
-            out[n * s - s * (s + 1) // 2 + (t - s - 1)] = d
-
-
-@jit
-def _pair_map(a, b, table, go, ge, term):
+def _pair_map(a, b, table, gap_open, gap_extend, term):
     """Global affine alignment of two code arrays; ``map[x]`` = aligned residue of b or -1."""
     la = a.size
     lb = b.size
@@ -292,8 +241,8 @@ def _pair_map(a, b, table, go, ge, term):
     ob[0] = term
     ob[lb] = term
     buf = np.empty(la + lb, np.int8)
-    npath, _score = profile_dp(GA, FB, np.zeros((0, 0), np.float32), ra, rb, oa, ob, go, ge,
-                               buf)
+    npath, _score = profile_dp(GA, FB, np.zeros((0, 0), np.float32), ra, rb, oa, ob, gap_open,
+                               gap_extend, buf)
     path = buf[:npath]
     ma = np.empty(la, np.int64)
     mb = np.empty(lb, np.int64)
@@ -316,7 +265,7 @@ def _pair_map(a, b, table, go, ge, term):
 
 
 @jit
-def pair_maps(codes, offsets, pairs, table, go, ge, term, map_off, maps, ident):
+def pair_maps(codes, offsets, pairs, table, gap_open, gap_extend, term, map_off, maps, ident):
     """All pairwise alignments of ``pairs`` (s < t): fills ``maps`` both ways.
 
     ``map_off[s, t]`` is where ``map_st`` (length ``len(s)``) starts in
@@ -327,7 +276,7 @@ def pair_maps(codes, offsets, pairs, table, go, ge, term, map_off, maps, ident):
         t = pairs[p, 1]
         a = codes[offsets[s]:offsets[s + 1]]
         b = codes[offsets[t]:offsets[t + 1]]
-        mp, idn = _pair_map(a, b, table, go, ge, term)
+        mp, idn = _pair_map(a, b, table, gap_open, gap_extend, term)
         o = map_off[s, t]
         r = map_off[t, s]
         lb = b.size

@@ -13,7 +13,6 @@ True
 from __future__ import annotations
 
 import dataclasses
-import os
 import time
 from dataclasses import dataclass, field
 from typing import Literal
@@ -23,13 +22,15 @@ import numpy as np
 from .. import _numba
 from ..errors import OptionError
 from ..io import SequenceSet, as_sequence_set, atomic_output
-from ..scoring import Scoring
+from ..scoring import Scoring, resolve_gaps
+from ..tree import METHODS, SOURCES, GuideTree, build_guide_tree
+from ..triplet import DEVICES
+from ..triplet.backends import Device
 from . import engine
-from .guide import default_guide_tree
 
 Method = Literal["nj", "upgma"]
-Device = Literal["auto", "cpu", "gpu"]
 AlphabetName = Literal["auto", "dna", "rna", "protein"]
+TreeDistances = Literal["kmer", "triplet"]
 
 #: Output formats and the Biopython (Bio.AlignIO) format each is written with.
 FORMATS = {
@@ -40,9 +41,7 @@ FORMATS = {
     "nexus": "nexus",
 }
 
-#: Default gap penalties (scores, so negative) of the profile aligner, per alphabet.
-DNA_GAPS = {"gap_open": -3.0, "gap_extend": -1.0}
-PROTEIN_GAPS = {"gap_open": -10.0, "gap_extend": -1.0}
+#: Default factor on the gap-open score for gaps at either end of a profile.
 DEFAULT_TERMINAL = 0.5
 #: Default weight of the consistency library in the profile scores (0 = off).
 DEFAULT_CONSISTENCY = 6.0
@@ -66,27 +65,30 @@ class Aligner:
     Parameters
     ----------
     method
-        Guide-tree method: neighbour joining or UPGMA.
+        Guide-tree method: neighbour joining (rooted at its midpoint) or UPGMA.
+    tree_distances
+        Where the guide tree's distances come from
+        (:data:`trimsa.tree.SOURCES`): ``"kmer"`` (k-mer distances) or
+        ``"triplet"`` (exact 3-way alignment scores, on the GPU when
+        ``device`` allows; the triplet engine takes linear gaps only, so this
+        needs ``gap``).
     device
-        Accepted for the triplet stages to come; in this version every stage of
-        the progressive aligner runs on the CPU (the GPU kernels score triplets,
-        see :func:`trimsa.score_triplets`).
+        Where the stages with a GPU path run: ``"auto"`` (a GPU when CuPy sees
+        one), ``"cpu"`` or ``"gpu"``. Only the triplet distances have a GPU
+        path; ``"gpu"`` with any other setting is an error.
     threads
         CPU threads (0 = all cores).
     alphabet
         Residue alphabet; guessed from the input by default.
-    match, mismatch
-        DNA substitution scores (defaults of :meth:`trimsa.scoring.Scoring.dna`).
-    matrix
-        Protein substitution matrix known to Biopython (default BLOSUM62).
-    gap
-        Linear gap score (an integer) of the exact 3-way alignment used for
-        exactly three sequences (default -2 for DNA, -4 for protein); also the
-        gap-extension score when ``gap_extend`` is not given.
-    gap_open, gap_extend
-        Affine gap scores (negative; ``None`` = the alphabet's defaults:
-        -3/-1 for DNA, -10/-1 for protein). A gap of length ``L`` opposite
-        columns with residue fractions ``r_1..r_L`` scores
+    match, mismatch, matrix
+        Substitution scores: DNA match/mismatch, or a protein matrix known to
+        Biopython (defaults: :data:`trimsa.scoring.DEFAULTS`).
+    gap, gap_open, gap_extend
+        The gap model as :func:`trimsa.scoring.resolve_gaps` reads it for the
+        ``"progressive"`` stage: ``gap`` alone gives linear gaps, ``gap_open``
+        and/or ``gap_extend`` affine gaps (integer scores <= 0; defaults -3/-1
+        for DNA, -10/-1 for protein). A gap of length ``L`` opposite columns
+        with residue fractions ``r_1..r_L`` scores
         ``gap_open * r_1 + gap_extend * sum(r)``.
     terminal
         Factor on ``gap_open`` for gaps at either end of a profile.
@@ -109,6 +111,7 @@ class Aligner:
     """
 
     method: Method = "upgma"
+    tree_distances: TreeDistances = "kmer"
     device: Device = "auto"
     threads: int = 0
     alphabet: AlphabetName = "auto"
@@ -116,8 +119,8 @@ class Aligner:
     mismatch: int | None = None
     matrix: str | None = None
     gap: int | None = None
-    gap_open: float | None = None
-    gap_extend: float | None = None
+    gap_open: int | None = None
+    gap_extend: int | None = None
     terminal: float = DEFAULT_TERMINAL
     guide_tree: object = None
     consistency: float = DEFAULT_CONSISTENCY
@@ -125,21 +128,14 @@ class Aligner:
     max_witnesses: int | None = MAX_WITNESSES
 
     def __post_init__(self):
-        _check_choice(self.method, ("nj", "upgma"), "guide-tree method")
-        _check_choice(self.device, ("auto", "cpu", "gpu"), "device")
+        _check_choice(self.method, tuple(METHODS), "guide-tree method")
+        _check_choice(self.tree_distances, tuple(SOURCES), "guide-tree distance source")
+        _check_choice(self.device, DEVICES, "device")
         _check_choice(self.alphabet, ("auto", "dna", "rna", "protein"), "alphabet")
         if not isinstance(self.threads, int) or self.threads < 0:
             raise OptionError(f"threads must be an integer >= 0 (0 = all cores), got {self.threads!r}")
-        for name in ("gap_open", "gap_extend"):
-            v = getattr(self, name)
-            if v is not None:
-                try:
-                    fv = float(v)
-                except (TypeError, ValueError):
-                    raise OptionError(f"{name.replace('_', '-')} must be a number, got {v!r}") from None
-                if not np.isfinite(fv) or fv > 0:
-                    raise OptionError(
-                        f"{name.replace('_', '-')} is a score and must be <= 0, got {v!r}")
+        resolve_gaps("dna", "progressive", gap=self.gap, gap_open=self.gap_open,
+                     gap_extend=self.gap_extend)
         if not (0 <= float(self.terminal) <= 10):
             raise OptionError(f"terminal must lie within [0, 10], got {self.terminal!r}")
         if self.max_witnesses is not None and (not isinstance(self.max_witnesses, int)
@@ -148,6 +144,14 @@ class Aligner:
                               f"got {self.max_witnesses!r}")
         if not (0 <= float(self.consistency) <= 1000):
             raise OptionError(f"consistency must lie within [0, 1000], got {self.consistency!r}")
+        if self.guide_tree is not None and (self.method != "upgma" or self.tree_distances != "kmer"):
+            raise OptionError("a given guide tree is used as it is: method and tree_distances "
+                              "do not apply to it")
+        if self.device == "gpu" and (self.tree_distances != "triplet" or self.guide_tree is not None):
+            raise OptionError(
+                "device 'gpu': no stage of this alignment has a GPU path (k-mer or given guide "
+                "tree, pairwise library and profile merges run on the CPU); use "
+                "tree_distances='triplet' to score triplets on the GPU, or device 'cpu' or 'auto'")
 
     def __repr__(self):
         parts = []
@@ -159,18 +163,10 @@ class Aligner:
 
     # -- scoring ---------------------------------------------------------------
     def scoring(self, seqs: SequenceSet) -> Scoring:
-        """The substitution scoring used for ``seqs`` (and for 3-way alignments)."""
-        return Scoring.for_alphabet(seqs.alphabet, match=self.match, mismatch=self.mismatch,
-                                    gap=self.gap, matrix=self.matrix)
-
-    def gaps(self, seqs: SequenceSet) -> tuple[float, float]:
-        d = DNA_GAPS if seqs.alphabet.name == "dna" else PROTEIN_GAPS
-        go = d["gap_open"] if self.gap_open is None else float(self.gap_open)
-        ge = self.gap_extend if self.gap_extend is not None else self.gap
-        ge = d["gap_extend"] if ge is None else float(ge)
-        if ge > 0:
-            raise OptionError(f"gap is a score and must be <= 0, got {ge!r}")
-        return -go, -ge
+        """The scoring model for ``seqs`` (the ``"progressive"`` stage's defaults, overridden)."""
+        return Scoring.for_alphabet(seqs.alphabet, "progressive", match=self.match,
+                                    mismatch=self.mismatch, matrix=self.matrix, gap=self.gap,
+                                    gap_open=self.gap_open, gap_extend=self.gap_extend)
 
     # -- the work --------------------------------------------------------------
     def align(self, sequences, *, progress=None) -> "AlignmentResult":
@@ -185,23 +181,26 @@ class Aligner:
         alpha = None if self.alphabet == "auto" else self.alphabet
         seqs = as_sequence_set(sequences, alpha)
         timings["read"] = time.perf_counter() - t0
+        scoring = self.scoring(seqs)
         threads = _numba.set_threads(self.threads)
-        n = len(seqs)
-        if n == 1:
-            tree = engine.GuideTree(1, [], np.zeros(1), 0)
+        if len(seqs) == 1:
+            tree = GuideTree(seqs.names, [], np.zeros(1), 0)
             return self._result(seqs, list(seqs.sequences), tree, timings)
-        if n == 3 and self.guide_tree is None:
-            return self._align_three(seqs, timings)
         t = time.perf_counter()
-        tree = self._guide_tree(seqs, threads)
+        tree = self._guide_tree(seqs, scoring, threads)
         timings["guide tree"] = time.perf_counter() - t
-        rows = self._walk(seqs, tree, threads, progress, timings)
+        rows = self._walk(seqs, tree, scoring, threads, progress, timings)
         return self._result(seqs, rows, tree, timings)
 
-    def _guide_tree(self, seqs, threads) -> engine.GuideTree:
+    def _guide_tree(self, seqs, scoring, threads) -> GuideTree:
         if self.guide_tree is not None:
-            return _load_tree(self.guide_tree, seqs.names)
-        return default_guide_tree(seqs, method=self.method, threads=threads)
+            return GuideTree.read(self.guide_tree, seqs.names)
+        if self.tree_distances == "kmer":
+            return build_guide_tree(seqs, distances="kmer", method=self.method, threads=threads)
+        if len(seqs) == 2:   # one tree only, and no triplet to score
+            return GuideTree(seqs.names, [(0, 1)], np.zeros(3), 2, method=self.method)
+        return build_guide_tree(seqs, distances="triplet", method=self.method,
+                                scoring=scoring, device=self.device, threads=threads)
 
     def _compact(self, seqs):
         used = np.unique(seqs.codes)
@@ -210,12 +209,11 @@ class Aligner:
         codes = [lut[seqs.code(i)] for i in range(len(seqs))]
         return used, codes
 
-    def _walk(self, seqs, tree, threads, progress, timings):
+    def _walk(self, seqs, tree, scoring, threads, progress, timings):
         t = time.perf_counter()
         used, codes = self._compact(seqs)
-        go, ge = self.gaps(seqs)
-        sc = engine.make_profile_scoring(self.scoring(seqs).table, used, go, ge,
-                                         float(self.terminal), ge)
+        sc = engine.make_profile_scoring(scoring.table, used, scoring.gap_open,
+                                         scoring.gap_extend, float(self.terminal))
         btree = tree.binary()
         library = None
         if self.use_library(seqs):
@@ -224,9 +222,9 @@ class Aligner:
             if progress:
                 progress(0, 0)
             witnesses = pick_witnesses(len(seqs), btree.leaves(), self.max_witnesses)
-            library = build_library(codes, sc.table[:-1, :-1], go, ge, float(self.terminal),
-                                    weight=float(self.consistency), witnesses=witnesses,
-                                    threads=threads)
+            library = build_library(codes, sc.table[:-1, :-1], sc.gap_open, sc.gap_extend,
+                                    sc.term, weight=float(self.consistency),
+                                    witnesses=witnesses, threads=threads)
             timings["library"] = time.perf_counter() - t
             t = time.perf_counter()
         walk = engine.Walk(btree, codes, engine.tree_weights(btree), sc, threads=threads,
@@ -245,38 +243,10 @@ class Aligner:
                 and library_cells(seqs.lengths) <= float(self.max_library_cells)
                 and library_bytes(seqs.lengths) <= LIBRARY_BYTES)
 
-    def _align_three(self, seqs, timings):
-        from ..triplet import align_triplets
-
-        t = time.perf_counter()
-        aln = align_triplets(seqs, [[0, 1, 2]], mode="global", scoring=self.scoring(seqs))[0]
-        timings["3-way"] = time.perf_counter() - t
-        tree = engine.GuideTree(3, [(0, 1, 2)], np.zeros(4), 3)
-        return self._result(seqs, list(aln.rows), tree, timings)
-
     def _result(self, seqs, rows, tree, timings) -> "AlignmentResult":
         return AlignmentResult(names=tuple(seqs.names), descriptions=tuple(seqs.descriptions),
                                rows=tuple(rows), guide=tree, alphabet=seqs.alphabet.name,
                                timings=timings)
-
-
-def _load_tree(source, names) -> engine.GuideTree:
-    import dendropy
-
-    from ..errors import InputFormatError
-
-    if isinstance(source, dendropy.Tree):
-        tree = source
-    else:
-        path = str(source)
-        if not os.path.exists(path):
-            raise InputFormatError(f"{path}: no such file (guide tree)")
-        try:
-            tree = dendropy.Tree.get(path=path, schema="newick", preserve_underscores=True)
-        except Exception as exc:  # dendropy raises many types for bad Newick
-            msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            raise InputFormatError(f"{path}: not a Newick tree ({msg})") from None
-    return engine.GuideTree.from_dendropy(tree, names)
 
 
 @dataclass(frozen=True)
@@ -288,7 +258,7 @@ class AlignmentResult:
     names, descriptions, rows
         The aligned rows in input order (input characters and ``-``).
     guide
-        The guide tree (:class:`~trimsa.progressive.engine.GuideTree`).
+        The guide tree (:class:`~trimsa.tree.GuideTree`).
     timings
         Seconds per stage.
     """
@@ -316,10 +286,11 @@ class AlignmentResult:
     @property
     def tree(self):
         """The guide tree as a ``dendropy.Tree``."""
-        return self.guide.to_dendropy(self.names)
+        return self.guide.to_dendropy()
 
     def newick(self) -> str:
-        return self.guide.to_newick(self.names)
+        """The guide tree as one line of Newick."""
+        return self.guide.newick()
 
     def __len__(self) -> int:
         return len(self.rows[0]) if self.rows else 0

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._numba import in_threads
 from . import _cpu
 
 
@@ -62,9 +63,13 @@ def pick_witnesses(n: int, order=None, most: int | None = None) -> np.ndarray:
     return np.sort(order[idx])
 
 
-def build_library(codes, table, go, ge, term, *, weight=1.0, witnesses=None,
+def build_library(codes, table, gap_open, gap_extend, term, *, weight=1.0, witnesses=None,
                   threads: int = 1) -> Library:
     """Align all pairs of ``codes`` (compact code arrays) and index the result.
+
+    ``table`` is the substitution table over the compact codes; ``gap_open``
+    and ``gap_extend`` the gap scores (<= 0) and ``term`` the end-gap factor
+    of the profile aligner.
 
     ``witnesses``: the third sequences whose alignments vote (default: all;
     an empty array keeps only the direct pairwise support).
@@ -86,9 +91,7 @@ def build_library(codes, table, go, ge, term, *, weight=1.0, witnesses=None,
     iu = np.triu_indices(n, 1)
     pairs = np.ascontiguousarray(np.stack(iu, axis=1).astype(np.int64))
     tab = np.ascontiguousarray(table, np.float32)
-    g, e, tm = np.float32(go), np.float32(ge), np.float32(term)
-    from .engine import in_threads
-
+    g, e, tm = np.float32(gap_open), np.float32(gap_extend), np.float32(term)
     # interleaved rows of pairs keep the threads' work even
     in_threads(lambda idx: _cpu.pair_maps(flat, offsets, pairs[idx], tab, g, e, tm, map_off,
                                           maps, ident),

@@ -1,31 +1,39 @@
-"""Guide trees from triplet scores (see :mod:`trimsa.tree.api` and docs/tree.md)."""
+"""Guide trees: distances from a source, NJ or UPGMA, one :class:`GuideTree` type.
 
-from .api import (
-    DEFAULT_BAND,
-    RATES,
-    GuideTree,
-    band_pair_scores,
-    band_triplet_scores,
-    build_guide_tree,
+* :mod:`trimsa.tree.api`: :func:`build_guide_tree`, the one entry;
+* :mod:`trimsa.tree.distances`: the sources of distances (``kmer``,
+  ``triplet``) behind one interface, :data:`SOURCES`;
+* :mod:`trimsa.tree.cluster`: neighbour joining and UPGMA (numba kernels in
+  :mod:`trimsa.tree._cpu`);
+* :mod:`trimsa.tree.guide`: :class:`GuideTree`, Newick and dendropy.
+
+docs/tree.md has the derivations and measurements.
+"""
+
+from .api import build_guide_tree
+from .cluster import METHODS, neighbor_joining, upgma
+from .distances import (
+    SOURCES,
+    Distances,
+    kmer_distances,
     ls_all_triplets,
     ls_triplets,
-    neighbor_joining,
     pairwise_from_triplets,
     random_rate,
     sample_triplets,
     score_distances,
     self_scores,
-    to_newick,
-    upgma,
+    triplet_distances,
 )
+from .guide import GuideTree
 
 __all__ = [
-    "DEFAULT_BAND",
-    "RATES",
+    "METHODS",
+    "SOURCES",
+    "Distances",
     "GuideTree",
-    "band_pair_scores",
-    "band_triplet_scores",
     "build_guide_tree",
+    "kmer_distances",
     "ls_all_triplets",
     "ls_triplets",
     "neighbor_joining",
@@ -34,6 +42,6 @@ __all__ = [
     "sample_triplets",
     "score_distances",
     "self_scores",
-    "to_newick",
+    "triplet_distances",
     "upgma",
 ]

@@ -9,15 +9,10 @@ moves data and launches. CuPy is imported here and in
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
 from ..errors import BackendUnavailableError, OptionError
 from . import _gpu_plan as plan
-
-#: precision used when a call gives none: "auto" | "int32" | "int16"
-PRECISION = os.environ.get("TRIMSA_GPU_PRECISION", "auto")
 
 _INSTALL = ("install CuPy for your CUDA version (pip install 'trimsa[gpu]', or "
             "cupy-cuda12x / cupy-cuda13x) on a machine with an NVIDIA GPU, or use --device cpu")
@@ -25,20 +20,15 @@ _BLOCK = 128
 _KERNEL = "triplet_score.cu"
 #: fraction of the device's free memory one batch may take for its face buffers
 MEM_FRACTION = 0.6
-#: sweep the partial last wave of a launch of long triplets column-parallel
-#: (:func:`_without_tail`); ``False`` only to measure what that gains
-TAIL_SPLIT = True
 #: launches whose items sweep at most this many layers use the staged region setup
-#: (the kernel's ``STG``); 0 turns it off
+#: (the kernel's ``STG``)
 STAGE_LAYERS = 96
 #: alphabets (letters that occur, plus the padding code) of at most this many
 #: letters use the A-residue profile in shared memory (the kernel's ``PRF``) in the
-#: launches where it measured faster (see ``_prepare``); 0 turns it off
+#: launches where it measured faster (see ``_prepare``); 32-bit launches of the
+#: configurations in ``_gpu_plan.TALL`` then take its 16 x 8 tiles (B x C scores
+#: from the profile)
 PROFILE_LETTERS = 8
-#: 32-bit launches of the configurations in ``_gpu_plan.TALL`` take its 16 x 8 tiles
-#: (B x C scores from the profile) where the profile applies; ``False`` only to measure
-#: what that gains
-TALL_TILES = True
 #: zero bytes after the longest sequence's worth of slack at the end of the
 #: device copy of the residue codes (see ``_Device``)
 CODE_TAIL = 256
@@ -177,8 +167,8 @@ class _Device:
         self.tabs = cupy.asarray(tabs.ravel())
 
 
-def score_triplets(seqs, trip, mode, scoring, out=None, precision=None, stats=None, split="auto",
-                   mem_fraction=MEM_FRACTION):
+def score_triplets(seqs, trip, mode, scoring, out=None, precision="auto", stats=None,
+                   split="auto", mem_fraction=MEM_FRACTION):
     """Scores of triplets ``trip`` (``(T, 3)`` indices into ``seqs``) on the GPU.
 
     Parameters
@@ -190,11 +180,11 @@ def score_triplets(seqs, trip, mode, scoring, out=None, precision=None, stats=No
     mode
         0 global, 1 semiglobal, 2 local (see ``_cpu`` for the exact rules).
     scoring
-        :class:`~trimsa.scoring.Scoring`.
+        :class:`~trimsa.scoring.Scoring` with linear gaps (checked by the API).
     out
         ``int64 (T,)`` array to fill (a new one when ``None``).
     precision
-        ``"auto"`` (default, :data:`PRECISION`): packed 16-bit where the bound
+        ``"auto"`` (default): packed 16-bit where the bound
         of :func:`~trimsa.triplet._gpu_plan.fits` proves it exact, 32-bit
         elsewhere; ``"int16"`` the same (16-bit is never used where it could
         overflow); ``"int32"``: 32-bit only.
@@ -219,14 +209,6 @@ def score_triplets(seqs, trip, mode, scoring, out=None, precision=None, stats=No
         out = np.empty(trip.shape[0], dtype=np.int64)
     if trip.shape[0] == 0:
         return out
-    if mode != 0 and scoring.gap > 0:
-        # padding cells are harmless only when gaps do not score positively
-        from . import _cpu
-
-        T = trip.shape[0]
-        _cpu.score_batch(seqs.codes, seqs.offsets, trip.astype(np.int32), scoring.table,
-                         np.int32(scoring.gap), mode, mode, out, max(1, min(T, 64)))
-        return out
     batch = Batch(seqs, trip, mode, scoring, precision, split, mem_fraction)
     batch.run()
     batch.wait()
@@ -247,14 +229,14 @@ class Batch:
     and flags, sized for the largest of them.
     """
 
-    def __init__(self, seqs, trip, mode, scoring, precision=None, split="auto",
+    def __init__(self, seqs, trip, mode, scoring, precision="auto", split="auto",
                  mem_fraction=MEM_FRACTION):
         require()
         import cupy
 
-        if mode != 0 and scoring.gap > 0:
-            raise OptionError("semiglobal and local mode on the GPU need gap <= 0")
-        precision = precision or PRECISION
+        # the padding cells of a region are harmless because gaps never score positively
+        if scoring.gap > 0:
+            raise OptionError(f"gap scores must be <= 0, got {scoring.gap}")
         if precision not in plan.PRECISIONS:
             raise OptionError(
                 f"GPU precision must be one of {', '.join(plan.PRECISIONS)}, got {precision!r}")
@@ -377,7 +359,7 @@ def _launch_config(ln, lens, mode, kp):
     16-bit profile in ``_prepare``).
     """
     config = plan.CONFIGS[ln.shape]
-    tall = plan.tall_config(ln.shape) if TALL_TILES and ln.bits == 32 and kp <= PROFILE_LETTERS else None
+    tall = plan.tall_config(ln.shape) if ln.bits == 32 and kp <= PROFILE_LETTERS else None
     if tall is not None and int(_layers(ln.items, lens, mode).min()) >= tall[2] + tall[3] - 2:
         return tall
     return config
@@ -400,7 +382,7 @@ def _without_tail(ln, lens, mode, split="auto", kp=0):
     a tail of half a wave or more is never moved (see ``SPLIT_PENALTY``).
     ``kp``: the letters of the batch's profile (the launch may run tall tiles).
     """
-    if split != "auto" or not TAIL_SPLIT or not plan.scratch_words(ln, lens, mode)[0]:
+    if split != "auto" or not plan.scratch_words(ln, lens, mode)[0]:
         return [ln]
     groups = _groups(_launch_config(ln, lens, mode, kp), ln.bits, mode, kp)
     n = ln.items.shape[0]
@@ -470,11 +452,11 @@ def _prepare(ln, dev, idx, lens, mode, m, gap, res, split, budget):
             else:
                 config, words, nlmax, kwidth = plan.SPLIT, swords, snl, skw
     # the staged setup pays where regions have few layers (measured: +2..10% at L = 16..64,
-    # up to 6% slower at L >= 128; eval/results/kernels-H100-2026-11-22-stage-branch.md)
+    # up to 6% slower at L >= 128; eval/experiments/kernels/results/kernels-H100-2026-11-22-stage-branch.md)
     stage = sp is None and int(layers.max()) <= STAGE_LAYERS
     # the 16-bit IMAD update (S16x2N) where it measured faster: staged semiglobal launches
     # (+3..5% at L = 32..64; global gained nothing, unstaged launches lost 1..8%;
-    # eval/results/kernels-H100-2026-11-23-s9-ab.md), for tables that allow it
+    # eval/experiments/kernels/results/kernels-H100-2026-11-23-s9-ab.md), for tables that allow it
     # (the kernel stages, and so takes the IMAD update, only for groups of several threads)
     imad = bool(dev.imad and stage and plan.stage_words(config) and mode == 1 and ln.bits == 16)
     # (a tall tile has no kernel without the profile: it would hold 128 B x C scores in registers)
@@ -484,7 +466,7 @@ def _prepare(ln, dev, idx, lens, mode, m, gap, res, split, budget):
     # 8 x 8 tiles it pays only in 16 bits, for staged launches of groups of at least
     # 16 threads: +1..6% at L = 32..64; it lost up to 12% elsewhere (32 bits, groups of 4
     # threads at L = 16, and 6-10% in semiglobal and local mode at L >= 128;
-    # eval/results/kernels-H100-2026-11-22-s6-profile.md). It is double-buffered by region
+    # eval/experiments/kernels/results/kernels-H100-2026-11-22-s6-profile.md). It is double-buffered by region
     # parity, so every item must sweep at least P + Q - 2 layers (A is the longest sequence,
     # so planes that need this group do), and it must cost no resident block.
     profile = config[0] > 8

@@ -38,7 +38,7 @@ SPLIT = (8, 8, 8, 4)
 TILE_COST = {(4, 4): 1.6, (8, 8): 1.0}
 #: tall tiles (16 x 8) that 32-bit launches of these configurations take when the
 #: alphabet is small enough for the A-residue profile, from which the kernel then reads
-#: the B x C scores instead of keeping them in registers (docs/gpu.md, session 10). Each
+#: the B x C scores instead of keeping them in registers (docs/gpu.md, tall tiles). Each
 #: covers a region at least as large as the configuration it replaces, so a plane
 #: planned as one region stays one region. Use :func:`tall_config`, which takes a shape
 #: index: the one-region and the MULTI shapes share the configuration (8, 8, 4, 8).
@@ -46,7 +46,8 @@ TALL = {(8, 8, 4, 4): (16, 8, 2, 4), (8, 8, 4, 8): (16, 8, 4, 8)}
 #: one-region launches of these configurations take this tall configuration instead, whose
 #: region is the same as theirs: their planes fit the 8 x 8 region (at most 32 rows), and
 #: TALL's 64-row region doubled their padded area (32-bit 64 x 32 x 64 triplets: 0.96
-#: TCUPS with (16, 8, 4, 8), against 1.92 for 64 x 64 x 64; session 14, docs/gpu.md).
+#: TCUPS with (16, 8, 4, 8), against 1.92 for 64 x 64 x 64 on an H100;
+#: eval/experiments/kernels/results/sloped-H100-2026-11-24-s14.md).
 #: MULTI keeps TALL's larger region (fewer regions per plane).
 TALL_ONE_REGION = {(8, 8, 4, 8): (16, 8, 2, 8)}
 #: blocks of 128 threads per SM that the compiler is asked to fit (``__launch_bounds__``),
@@ -621,7 +622,7 @@ def slot_rows(items, idx):
 TAIL_GAIN = 0.02
 #: time per cell of a column-parallel (split) sweep relative to streaming at full
 #: occupancy: the split mode waits on flags and fences every 8 layers. Measured on an
-#: H200 (eval/results/tail-H200-2026-11-22-*.md): 1.52 at L = 1024, 1.66 at L = 512,
+#: H200 (eval/experiments/kernels/results/tail-H200-2026-11-22-*.md): 1.52 at L = 1024, 1.66 at L = 512,
 #: 1.80 at L = 256; the rule needs a value no smaller than the truth
 SPLIT_PENALTY = 1.9
 

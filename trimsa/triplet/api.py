@@ -24,7 +24,6 @@ homology.
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from typing import Literal
 
@@ -33,19 +32,26 @@ import numpy as np
 from .. import _numba
 from ..errors import OptionError, TooFewSequencesError
 from ..io import SequenceSet, as_sequence_set, encode_records
-from ..scoring import Scoring
+from ..scoring import Mode, Scoring, check_mode
+from . import backends
+from ._checks import (
+    BATCH_TRIPLETS,
+    all_triplets,
+    check_overflow,
+    check_triplets,
+    iter_all_triplets,
+    scoring_for,
+)
+from .backends import Device, check_precision, resolve_device
 
-Mode = Literal["global", "semiglobal", "local"]
-Device = Literal["auto", "cpu", "gpu"]
-
-MODES = {"global": 0, "semiglobal": 1, "local": 2}
-DEVICES = ("auto", "cpu", "gpu")
+__all__ = ["TripletAlignment", "align_triplet", "align_triplets", "all_triplets",
+           "iter_all_triplets", "require_three", "resolve_device", "score_triplets"]
 
 #: Largest cube (cells) traced back in full; larger ones use divide and conquer.
 CUBE_CELLS = 1 << 22
-#: Triplets scored per call of the kernel (bounds the output and index memory).
-BATCH_TRIPLETS = 1 << 20
-#: The same on GPUs, where each block ends with every device waiting for the slowest.
+#: Triplets per block of the lazily enumerated set of all triplets on GPUs (each
+#: block ends with every device waiting for the slowest one, and a block of 2^24
+#: triplets is 200 MB of indices); the CPU takes ``_checks.BATCH_TRIPLETS``.
 GPU_BATCH_TRIPLETS = 1 << 24
 
 
@@ -92,92 +98,6 @@ class TripletAlignment:
         )
 
 
-def _check_mode(mode: str) -> int:
-    if mode not in MODES:
-        raise OptionError(f"unknown mode {mode!r}; choose one of: {', '.join(MODES)}")
-    return MODES[mode]
-
-
-def resolve_device(device: str, *, announce: bool = True) -> str:
-    """``"cpu"`` or ``"gpu"`` for a requested device; ``auto`` says on stderr which it took."""
-    if device not in DEVICES:
-        raise OptionError(f"unknown device {device!r}; choose one of: {', '.join(DEVICES)}")
-    if device == "cpu":
-        return "cpu"
-    from . import _gpu
-
-    if device == "gpu":
-        _gpu.require()
-        return "gpu"
-    name = _gpu.available()
-    if name:
-        if announce:
-            print(f"trimsa: using GPU {name}", file=sys.stderr)
-        return "gpu"
-    return "cpu"
-
-
-def all_triplets(n: int) -> np.ndarray:
-    """All ``C(n, 3)`` triplets ``i < j < k`` in lexicographic order, ``int32 (T, 3)``."""
-    blocks = list(iter_all_triplets(n))
-    if not blocks:
-        return np.zeros((0, 3), dtype=np.int32)
-    return np.concatenate(blocks)
-
-
-def iter_all_triplets(n: int, batch: int = BATCH_TRIPLETS):
-    """:func:`all_triplets` in blocks of about ``batch`` rows (memory stays bounded)."""
-    pending = []
-    size = 0
-    for i in range(max(0, n - 2)):
-        jj, kk = np.triu_indices(n - i - 1, 1)
-        block = np.empty((jj.size, 3), dtype=np.int32)
-        block[:, 0] = i
-        block[:, 1] = jj + i + 1
-        block[:, 2] = kk + i + 1
-        pending.append(block)
-        size += jj.size
-        if size >= batch:
-            yield np.concatenate(pending)
-            pending, size = [], 0
-    if pending:
-        yield np.concatenate(pending)
-
-
-def _check_triplets(triplets, n: int) -> np.ndarray:
-    trip = np.asarray(triplets)
-    if trip.size == 0:
-        return np.zeros((0, 3), dtype=np.int32)
-    if trip.ndim != 2 or trip.shape[1] != 3:
-        raise OptionError(f"triplets must have shape (T, 3), got {trip.shape}")
-    if not np.issubdtype(trip.dtype, np.integer):
-        raise OptionError("triplet indices must be integers")
-    if trip.min() < 0 or trip.max() >= n:
-        bad = int(np.flatnonzero((trip < 0).any(1) | (trip >= n).any(1))[0])
-        raise OptionError(
-            f"triplet {bad} {tuple(int(x) for x in trip[bad])} has an index outside 0..{n - 1}"
-        )
-    return np.ascontiguousarray(trip, dtype=np.int32)
-
-
-def _scoring_for(seqs: SequenceSet, scoring: Scoring | None) -> Scoring:
-    if scoring is None:
-        return Scoring.for_alphabet(seqs.alphabet)
-    if scoring.alphabet != seqs.alphabet:
-        raise OptionError(
-            f"scoring is for the {scoring.alphabet.name} alphabet but the sequences "
-            f"were read as {seqs.alphabet.name}"
-        )
-    return scoring
-
-
-def _check_overflow(seqs: SequenceSet, scoring: Scoring) -> None:
-    # |H| <= 3 * max|score| * (la + lb + lc); int32 holds it while this stays < 2^29
-    longest = int(np.sort(seqs.lengths)[-3:].sum()) if len(seqs) else 0
-    if 3 * scoring.max_abs() * longest >= (1 << 29):
-        raise OptionError("sequences too long for these scores (32-bit overflow); use smaller scores")
-
-
 def score_triplets(seqs, triplets=None, *, mode: Mode = "global", scoring: Scoring | None = None,
                    device: Device = "cpu", threads: int = 0,
                    precision: Literal["auto", "int32", "int16"] = "auto", gpus=None,
@@ -196,7 +116,9 @@ def score_triplets(seqs, triplets=None, *, mode: Mode = "global", scoring: Scori
     mode
         ``"global"``, ``"semiglobal"`` or ``"local"``.
     scoring
-        Defaults to :meth:`Scoring.for_alphabet` of the sequences' alphabet.
+        Defaults to the triplet stage's :meth:`Scoring.for_alphabet` of the
+        sequences' alphabet. The exact engine computes linear gaps; an affine
+        scoring is an error.
     device
         ``"cpu"``, ``"gpu"`` or ``"auto"`` (GPU when CuPy sees one).
     threads
@@ -205,7 +127,8 @@ def score_triplets(seqs, triplets=None, *, mode: Mode = "global", scoring: Scori
         GPU arithmetic: ``"auto"`` (packed 16-bit wherever a bound derived from
         the lengths and scores proves it exact, 32-bit elsewhere), ``"int32"``
         or ``"int16"`` (still 32-bit for triplets that could overflow). Results
-        are identical in every case; the CPU always uses 32-bit.
+        are identical in every case. The CPU always computes in 32 bits, so any
+        value but ``"auto"`` is an error there.
     gpus
         With a GPU device: the device numbers to use (``None`` = every
         visible GPU, one host thread each; see docs/scaling.md).
@@ -213,7 +136,7 @@ def score_triplets(seqs, triplets=None, *, mode: Mode = "global", scoring: Scori
         ``None`` (this process), ``"local:N"`` (a local Dask cluster of
         ``N`` workers), a Dask scheduler address ``"tcp://HOST:PORT"`` or a
         ``distributed.Client``; see
-        :func:`trimsa.distributed.score_triplets_distributed`.
+        :func:`trimsa.triplet.distributed.score_triplets_distributed`.
     partition
         How triplets are split over GPUs or workers: ``"dynamic"`` (balanced
         by DP cells), ``"blocked"`` or ``"interleaved"``
@@ -229,31 +152,33 @@ def score_triplets(seqs, triplets=None, *, mode: Mode = "global", scoring: Scori
     >>> score_triplets(["ACGT", "ACGT", "ACGT"]).tolist()
     [12]
     """
+    seqs = as_sequence_set(seqs, scoring.alphabet if scoring is not None else None)
+    m = check_mode(mode)
+    sc = scoring_for(seqs, scoring)
+    if triplets is None:
+        seqs.require(3, "triplet scoring")
+    else:
+        trip = check_triplets(triplets, len(seqs))
+    check_overflow(seqs, sc)
     if scheduler is not None:
         if gpus is not None:
             raise OptionError("gpus cannot be combined with a scheduler "
                               "(each Dask worker uses its own GPU)")
-        from ..distributed import score_triplets_distributed
+        if precision != "auto":
+            raise OptionError("precision cannot be chosen with a scheduler "
+                              "(each Dask worker takes its own)")
+        from .distributed import score_triplets_distributed
 
-        return score_triplets_distributed(seqs, triplets, mode=mode, scoring=scoring,
+        return score_triplets_distributed(seqs, triplets, mode=mode, scoring=sc,
                                           scheduler=scheduler, partition=partition,
                                           device=device, threads=threads)
     from .plan import check_scheme
 
     check_scheme(partition)
-    seqs = as_sequence_set(seqs, scoring.alphabet if scoring is not None else None)
-    m = _check_mode(mode)
-    if precision not in ("auto", "int32", "int16"):
-        raise OptionError(f"unknown precision {precision!r}; choose one of: auto, int32, int16")
-    sc = _scoring_for(seqs, scoring)
-    if triplets is None:
-        seqs.require(3, "triplet scoring")
-    else:
-        trip = _check_triplets(triplets, len(seqs))
-    _check_overflow(seqs, sc)
     dev = resolve_device(device)
-    # GPUs take larger blocks: every block ends with the devices waiting for the
-    # slowest one, and a block of 2^24 triplets is 200 MB of indices
+    check_precision(precision, dev)
+    if gpus is not None and dev != "gpu":
+        raise OptionError("gpus needs device='gpu' (or 'auto' on a machine with a GPU)")
     step = GPU_BATCH_TRIPLETS if dev == "gpu" else BATCH_TRIPLETS
     if triplets is None:
         n = len(seqs)
@@ -262,29 +187,11 @@ def score_triplets(seqs, triplets=None, *, mode: Mode = "global", scoring: Scori
     else:
         total = trip.shape[0]
         blocks = (trip[lo:lo + step] for lo in range(0, total, step))
-    if gpus is not None and dev != "gpu":
-        raise OptionError("gpus needs device='gpu' (or 'auto' on a machine with a GPU)")
     out = np.empty(total, dtype=np.int64)
-    if dev == "gpu":
-        from .devices import CupyBackend, score_on_devices
-
-        backend = CupyBackend.shared(precision)
-
-        def run(part, dst):
-            score_on_devices(seqs, part, m, sc, gpus=gpus, partition=partition,
-                             backend=backend, out=dst)
-    else:
-        from . import _cpu
-
-        nthreads = _numba.set_threads(threads)
-
-        def run(part, dst):
-            nchunks = max(1, min(part.shape[0], 8 * nthreads))
-            _cpu.score_batch(seqs.codes, seqs.offsets, part, sc.table, np.int32(sc.gap),
-                             m, m, dst, nchunks)
     pos = 0
     for part in blocks:
-        run(part, out[pos:pos + part.shape[0]])
+        backends.score(seqs, part, m, sc, dev, out[pos:pos + part.shape[0]], threads=threads,
+                       precision=precision, gpus=gpus, partition=partition)
         pos += part.shape[0]
     return out
 
@@ -369,7 +276,7 @@ def _align_codes(ca, cb, cc, m: int, sc: Scoring):
         box = (0, 0, 0, len(ca), len(cb), len(cc))
         moves = _global_moves(ca, cb, cc, sub, gap)
         return _moves_score(ca, cb, cc, moves, sc), box, moves
-    faces_nonpositive = sc.gap <= 0 and int(sc.table.max()) + 2 * sc.gap <= 0
+    faces_nonpositive = int(sc.table.max()) + 2 * sc.gap <= 0
     if faces_nonpositive:
         score, end, start = _cpu.end_and_start(ca, cb, cc, sub, gap, m)
     else:
@@ -475,10 +382,10 @@ def align_triplets(seqs, triplets, *, mode: Mode = "global", scoring: Scoring | 
     through full cubes; the others one at a time by divide and conquer.
     """
     seqs = as_sequence_set(seqs, scoring.alphabet if scoring is not None else None)
-    m = _check_mode(mode)
-    sc = _scoring_for(seqs, scoring)
-    trip = _check_triplets(triplets, len(seqs))
-    _check_overflow(seqs, sc)
+    m = check_mode(mode)
+    sc = scoring_for(seqs, scoring)
+    trip = check_triplets(triplets, len(seqs))
+    check_overflow(seqs, sc)
     nthreads = _numba.set_threads(threads)
     from . import _cpu
 

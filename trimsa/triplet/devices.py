@@ -65,7 +65,7 @@ class CupyBackend:
 
     name = "gpu"
 
-    def __init__(self, precision: str | None = None, streams: int | None = None):
+    def __init__(self, precision: str = "auto", streams: int | None = None):
         from . import _gpu
 
         _gpu.require()
@@ -82,7 +82,7 @@ class CupyBackend:
         self._lock = threading.Lock()
 
     @classmethod
-    def shared(cls, precision: str | None = None) -> "CupyBackend":
+    def shared(cls, precision: str = "auto") -> "CupyBackend":
         """One backend per precision for the whole process.
 
         Its streams (and so the memory pool's blocks cached for them) are
@@ -383,7 +383,7 @@ def score_on_devices(seqs, trip, mode: int, scoring, *, gpus=None, partition: st
             # so that equal devices end together; planned in interleaved
             # segments so that the devices start on the first segment's
             # chunks while the next segment is planned.
-            r = rate or plan.DEFAULT_RATES["gpu"]
+            r = rate or plan.default_rate("gpu")
             segments = _segments(T, P, chunks_per_device, min_chunk)
             for s, seg in enumerate(segments):
                 # equal-cost chunks even in the first segment: a chunk that holds

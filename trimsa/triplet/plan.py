@@ -5,7 +5,7 @@ Cost model
     a device does that at ``cells_per_s`` and pays ``overhead_s`` per triplet
     on top (launch share, index and output traffic, the DP's borders). The
     estimated time of a triplet is ``cells / cells_per_s + overhead_s``
-    (:class:`Rate`). Defaults live in :data:`DEFAULT_RATES`;
+    (:class:`Rate`). Defaults live in :data:`RATES`;
     :func:`calibrate` measures a device's own rate on a sample.
 
 Partitions (:func:`partition`) split a triplet set into ``P`` parts and
@@ -66,23 +66,34 @@ class Rate:
         return np.asarray(cells, dtype=np.float64) / self.cells_per_s + self.overhead_s
 
 
-#: Default rates, used until a device is calibrated. ``cpu`` is per thread
-#: (numba kernel, measured at about 7e7 cells/s on one core of the
-#: development machine); ``gpu`` is a placeholder of the order the TrioSeq
-#: paper reports for long sequences (0.5 TCUPS); calibrate for real numbers.
-DEFAULT_RATES = {
-    "cpu": Rate(cells_per_s=7e7, overhead_s=2e-6),
-    "gpu": Rate(cells_per_s=5e11, overhead_s=2e-8),
+#: The one table of engine throughputs, keyed by ``(device, engine)``: cells
+#: per second per CPU thread (the CPU kernels) or per whole GPU, and a cost
+#: per triplet. ``engine`` is ``"exact"`` (the exact 3-way engine) or
+#: ``"band"`` (the banded kernel of :mod:`trimsa.triplet.banded`). The sampled
+#: guide-tree designs turn their time budget into cells with it
+#: (:func:`trimsa.tree.distances.triplet_distances`); constants, not a
+#: run-time calibration, keep those designs (hence the trees) deterministic.
+#: The partitions use it as a cost model (only ratios matter there).
+#: The CPU figures come from ``eval/tree_speed.py`` on the loaded 2-core
+#: development machine (``eval/results/tree_speed.md``); the GPU one is the
+#: TrioSeq paper's rate for lengths 256-1024, below what trimsa's kernels
+#: measure (``eval/results/bench_kernels.md``): :func:`calibrate`
+#: measures a device's own rate.
+RATES = {
+    ("cpu", "exact"): Rate(cells_per_s=4e7, overhead_s=2e-6),
+    ("cpu", "band"): Rate(cells_per_s=5e7),
+    ("gpu", "exact"): Rate(cells_per_s=5e11, overhead_s=2e-8),
 }
 
 
-def default_rate(backend: str, threads: int = 1) -> Rate:
-    """The default :class:`Rate` of ``backend`` (``"cpu"`` scales with ``threads``)."""
-    if backend not in DEFAULT_RATES:
-        raise OptionError(f"no default rate for backend {backend!r}; "
-                          f"choose one of: {', '.join(DEFAULT_RATES)}")
-    r = DEFAULT_RATES[backend]
-    if backend == "cpu" and threads > 1:
+def default_rate(device: str, threads: int = 1, engine: str = "exact") -> Rate:
+    """The :class:`Rate` of ``engine`` on ``device`` (a CPU's scales with ``threads``)."""
+    key = (device, engine)
+    if key not in RATES:
+        known = ", ".join(f"{d}/{e}" for d, e in RATES)
+        raise OptionError(f"no rate for the {engine} engine on {device!r}; known: {known}")
+    r = RATES[key]
+    if device == "cpu" and threads > 1:
         return Rate(r.cells_per_s * threads, r.overhead_s / threads)
     return r
 
@@ -109,8 +120,8 @@ def triplet_cells(lengths, trip) -> np.ndarray:
 
 
 def triplet_costs(lengths, trip, rate: Rate | None = None) -> np.ndarray:
-    """Estimated seconds of each triplet under ``rate`` (default: the GPU default)."""
-    rate = rate or DEFAULT_RATES["gpu"]
+    """Estimated seconds of each triplet under ``rate`` (default: the exact engine on a GPU)."""
+    rate = rate or RATES[("gpu", "exact")]
     return rate.seconds(triplet_cells(lengths, trip))
 
 
@@ -375,26 +386,16 @@ def memory_model(backend: str, *, threads: int = 1, sequence_bytes: int = 0) -> 
     triplet; each of ``8 · threads`` chunks holds two int32 planes of its
     largest triplet, so ``concurrent = 8 · threads``.
 
-    GPU: when :mod:`trimsa.triplet._gpu` exports ``work_bytes(lens3)``
-    (working bytes per triplet) and ``concurrent_triplets()`` they are used.
-    Otherwise the model of its current kernels: per triplet the indices and
-    score plus :data:`GPU_TRIPLET_BYTES` on the device (its slot row, output
-    position and 32-bit result); the DP scratch is sized by the GPU module
-    itself, from the memory left free, and is not charged here.
+    GPU: per triplet the indices and score plus :data:`GPU_TRIPLET_BYTES` on
+    the device (its slot row, output position and 32-bit result); the DP
+    scratch is sized by :mod:`trimsa.triplet._gpu` itself, from the memory
+    left free, and is not charged here.
     """
     per = lambda lens3: np.full(lens3.shape[0], INDEX_OUT_BYTES, dtype=np.int64)  # noqa: E731
     if backend == "cpu":
         return MemoryModel(per=per, work=lambda l3: _planes_bytes(l3, 2),
                            concurrent=8 * max(1, threads), fixed=sequence_bytes)
     if backend == "gpu":
-        try:
-            from . import _gpu
-        except ImportError:  # pragma: no cover - the module is part of trimsa
-            _gpu = None
-        work = getattr(_gpu, "work_bytes", None)
-        conc = getattr(_gpu, "concurrent_triplets", None)
-        if work is not None and conc is not None:
-            return MemoryModel(per=per, work=work, concurrent=int(conc()), fixed=sequence_bytes)
         return MemoryModel(per=INDEX_OUT_BYTES + GPU_TRIPLET_BYTES, work=None, concurrent=0,
                            fixed=sequence_bytes)
     raise OptionError(f"no memory model for backend {backend!r}; choose 'cpu' or 'gpu'")

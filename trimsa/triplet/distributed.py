@@ -47,8 +47,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import BackendUnavailableError, OptionError
-from .triplet import plan
+from ..errors import BackendUnavailableError, OptionError
+from ..io import SequenceSet, as_sequence_set
+from ..scoring import check_mode
+from . import backends, plan
+from ._checks import all_triplets, check_overflow, check_triplets, scoring_for
 
 #: Parts per worker for the dynamic scheme.
 PARTS_PER_WORKER = 4
@@ -99,7 +102,7 @@ def local_gpu_ids() -> list:
     Honours a ``CUDA_VISIBLE_DEVICES`` already set for this process (numbers
     or UUIDs).
     """
-    from .triplet import _gpu
+    from . import _gpu
 
     if _gpu.available() is None:
         return []
@@ -190,8 +193,6 @@ _LOCK = threading.Lock()  # one part at a time per worker process (numba threads
 
 def _worker_seqs(payload: Payload):
     """A :class:`~trimsa.io.SequenceSet` rebuilt from the payload, cached per worker."""
-    from .io import SequenceSet
-
     cache = _LOCAL["seqs"]
     seqs = cache.get(payload.token)
     if seqs is None:
@@ -238,18 +239,17 @@ def _worker_budget(device: str) -> int:
 
 def score_part(seqs, trip, mode: str, scoring, device: str, threads: int) -> np.ndarray:
     """Score one part on this process's device, in memory-bounded batches."""
-    from .triplet.api import resolve_device, score_triplets
-
     dev = _LOCAL["device"].get(device)
     if dev is None:
-        dev = _LOCAL["device"][device] = resolve_device(device, announce=False)
+        dev = _LOCAL["device"][device] = backends.resolve_device(device, announce=False)
+    m = check_mode(mode)
+    scoring = scoring_for(seqs, scoring)
     threads = threads or _worker_threads()
     seq_bytes = seqs.codes.nbytes + seqs.offsets.nbytes
     model = plan.memory_model(dev, threads=max(1, threads), sequence_bytes=seq_bytes)
     out = np.empty(trip.shape[0], dtype=np.int64)
     for sl in plan.memory_batches(seqs.lengths, trip, model, _worker_budget(dev)):
-        out[sl] = score_triplets(seqs, trip[sl], mode=mode, scoring=scoring, device=dev,
-                                 threads=threads)
+        backends.score(seqs, trip[sl], m, scoring, dev, out[sl], threads=threads)
     return out
 
 
@@ -311,24 +311,20 @@ def score_triplets_distributed(seqs, triplets=None, *, mode: str = "global", sco
     numpy.ndarray
         ``int64`` scores, one per triplet, in the order given.
     """
-    from .io import as_sequence_set
-    from .triplet import api
-
     distributed = _require()
     seqs = as_sequence_set(seqs, scoring.alphabet if scoring is not None else None)
-    api._check_mode(mode)
+    check_mode(mode)
     plan.check_scheme(partition)
-    if device not in api.DEVICES:
-        raise OptionError(f"unknown device {device!r}; choose one of: {', '.join(api.DEVICES)}")
+    backends.check_device(device)
     if parts_per_worker < 1 or retries < 0:
         raise OptionError("parts_per_worker must be >= 1 and retries >= 0")
-    sc = api._scoring_for(seqs, scoring)
+    sc = scoring_for(seqs, scoring)
     if triplets is None:
         seqs.require(3, "triplet scoring")
-        trip = api.all_triplets(len(seqs))
+        trip = all_triplets(len(seqs))
     else:
-        trip = api._check_triplets(triplets, len(seqs))
-    api._check_overflow(seqs, sc)
+        trip = check_triplets(triplets, len(seqs))
+    check_overflow(seqs, sc)
     T = trip.shape[0]
     out = np.empty(T, dtype=np.int64)
     if T == 0:
@@ -343,7 +339,7 @@ def score_triplets_distributed(seqs, triplets=None, *, mode: str = "global", sco
             raise OptionError("the Dask cluster has no workers")
         W = len(workers)
         if rate is None:
-            rate = plan.DEFAULT_RATES["cpu" if device == "cpu" else "gpu"]
+            rate = plan.default_rate("cpu" if device == "cpu" else "gpu")
         costs = plan.triplet_costs(seqs.lengths, trip, rate)
         if partition == "dynamic":
             parts = plan.dynamic(costs, min(T, W * parts_per_worker))

@@ -1,0 +1,610 @@
+"""Distances between sequences for the guide tree: one interface, several sources.
+
+A source is a function ``source(seqs, **options) -> Distances``;
+:data:`SOURCES` names them, and :func:`trimsa.tree.build_guide_tree` and
+``trimsa run --tree-distances`` / ``trimsa tree --tree-distances`` take a
+source by that name. To add a distance, write a function that returns a
+:class:`Distances` and add it to :data:`SOURCES`.
+
+``kmer`` (:func:`kmer_distances`)
+    ``1 - shared / min`` over each sequence's set of distinct k-mers (6-mers
+    for DNA, 3-mers for protein); fast, alignment-free.
+``triplet`` (:func:`triplet_distances`)
+    From exact (or banded) 3-way alignment scores:
+
+    1. triplet scores ``S(i, j, k)`` from the exact engine
+       (:func:`trimsa.triplet.score_triplets`, CPU or GPU) or from the banded
+       CPU kernel (:mod:`trimsa.triplet.banded`, not exact);
+    2. pairwise estimates ``s(i, j)`` by least squares on the model
+       ``S(i, j, k) = s(i, j) + s(i, k) + s(j, k)``: in closed form when all
+       ``C(n, 3)`` triplets were scored, otherwise by sparse least squares
+       around a cheap prior (banded pairwise scores) on a sampled design;
+    3. distances comparable across lengths (the score between the expected
+       score of unrelated sequences and the self-scores: ``deficit`` or
+       Feng-Doolittle's ``fd``).
+
+    docs/tree.md has the derivations and the measurements behind the choices.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+from .. import _numba
+from ..errors import OptionError
+from ..io import SequenceSet, as_sequence_set
+from ..scoring import Scoring, check_mode
+from ..triplet import (
+    DEFAULT_BAND,
+    band_pair_scores,
+    band_triplet_scores,
+    resolve_device,
+    scoring_for,
+)
+from ..triplet.plan import default_rate
+
+TripletChoice = Literal["auto", "all", "sampled"]
+TRIPLET_CHOICES = ("auto", "all", "sampled")
+#: Score-to-distance transforms of the triplet source.
+TRANSFORMS = ("deficit", "fd")
+#: Default time budget (seconds) for the prior and the triplet scoring.
+DEFAULT_TIME_BUDGET = 240.0
+#: Default damping of the sparse least squares (score units).
+DEFAULT_DAMP = 0.1
+#: Shuffled triplets (pairs) scored to estimate the score of unrelated sequences.
+RANDOM_SAMPLES = 8
+
+
+@dataclass
+class Distances:
+    """Distances between sequences and how they were obtained.
+
+    Attributes
+    ----------
+    names
+        Sequence names, in input order (rows of ``matrix``).
+    matrix
+        ``(n, n)`` symmetric ``float64`` distances, zero diagonal.
+    source
+        The name of the source in :data:`SOURCES`.
+    info
+        What the source did, for messages and studies. The triplet source
+        keeps ``estimates`` (``(n, n)`` pairwise score estimates, diagonal:
+        self-scores), ``triplets`` (``"all"`` or ``"sampled"``), ``engine``
+        (``"exact"`` or ``"band<w>"``), ``device``, ``n_triplets`` (scored
+        for the estimates; the shuffled ones for the random baseline are not
+        counted), ``pairs_supported`` (pairs in at least one scored triplet),
+        ``min_support`` (fewest scored triplets of a supported pair) and
+        ``m`` (third sequences per pair asked of the design); the k-mer
+        source keeps ``k``.
+    timings
+        Seconds spent per stage.
+    """
+
+    names: tuple
+    matrix: np.ndarray = field(repr=False)
+    source: str
+    info: dict = field(default_factory=dict)
+    timings: dict = field(default_factory=dict)
+
+    def describe(self) -> str:
+        """A short phrase saying where the distances came from."""
+        i = self.info
+        if self.source == "triplet":
+            n = len(self.names)
+            return (f"{i['n_triplets']} {i['engine']} triplets on the {i['device']} "
+                    f"({i['triplets']}; {i['pairs_supported']} of {n * (n - 1) // 2} pairs "
+                    f"supported, min support {i['min_support']})")
+        if self.source == "kmer":
+            return f"{i['k']}-mer distances"
+        return f"{self.source} distances"
+
+
+def _check_choice(value, allowed, what):
+    if value not in allowed:
+        raise OptionError(f"unknown {what} {value!r}; choose one of: {', '.join(allowed)}")
+    return value
+
+
+def n_all_triplets(n: int) -> int:
+    return n * (n - 1) * (n - 2) // 6
+
+
+# -- k-mer distances -----------------------------------------------------------------
+
+def kmer_k(alphabet_name: str) -> int:
+    """The k of the k-mer distance: 6 for DNA, 3 for protein."""
+    return 6 if alphabet_name == "dna" else 3
+
+
+def kmer_distances(seqs, *, threads: int = 0) -> Distances:
+    """``1 - shared / min`` over the sequences' sets of distinct k-mers.
+
+    The sets are bit sets over the residue codes present (hashed to 65,536
+    slots when there are more k-mers than that); k is :func:`kmer_k`.
+    """
+    from . import _cpu
+
+    t0 = time.perf_counter()
+    seqs = as_sequence_set(seqs)
+    n = len(seqs)
+    nthreads = _numba.set_threads(threads)
+    k = kmer_k(seqs.alphabet.name)
+    used, compact = np.unique(seqs.codes, return_inverse=True)
+    base = max(int(used.size), 1)
+    nbits = int(min(base ** k, 1 << 16))
+    nbits = max(64, -(-nbits // 64) * 64)
+    bits, counts = _cpu.kmer_bitsets(compact.astype(np.int64).ravel(), seqs.offsets, k, base,
+                                     nbits)
+    out = np.zeros(n * (n - 1) // 2, np.float64)
+    _numba.in_threads(lambda rows: _cpu.kmer_bitset_rows(bits, counts, rows, out),
+                      np.arange(n, dtype=np.int64), nthreads)
+    D = np.zeros((n, n))
+    iu, ju = np.triu_indices(n, 1)
+    D[iu, ju] = out
+    D[ju, iu] = out
+    return Distances(seqs.names, D, "kmer", {"k": k},
+                     {"k-mer distances": time.perf_counter() - t0})
+
+
+# -- triplet distances ---------------------------------------------------------------
+
+def self_scores(seqs: SequenceSet, scoring: Scoring) -> np.ndarray:
+    """Score of each sequence aligned with itself (``float64``)."""
+    diag = scoring.table.diagonal().astype(np.float64)
+    per = diag[seqs.codes]
+    return np.add.reduceat(per, seqs.offsets[:-1]) if len(seqs) else np.zeros(0)
+
+
+def _mean_triplet_cells(lengths, band):
+    L = lengths.astype(np.float64) + 1.0
+    if band is None:
+        return float(L.mean() ** 3)
+    return float(L.mean()) * float(2 * band + 1) ** 2
+
+
+def _score(seqs, trip, *, band, scoring, mode, device, threads):
+    if band is None:
+        from ..triplet import score_triplets
+
+        return score_triplets(seqs, trip, mode=mode, scoring=scoring, device=device,
+                              threads=threads)
+    return band_triplet_scores(seqs, trip, band=band, scoring=scoring, threads=threads)
+
+
+def _shuffled(seqs: SequenceSet, count: int, rng) -> SequenceSet:
+    """``count`` sequences of the input with their residues shuffled."""
+    picks = rng.choice(len(seqs), size=count, replace=len(seqs) < count)
+    parts = [rng.permutation(seqs.code(int(i))) for i in picks]
+    offsets = np.zeros(count + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum([p.size for p in parts])
+    names = tuple(f"shuffled{i}" for i in range(count))
+    return SequenceSet(names, names, ("",) * count, seqs.alphabet,
+                       np.concatenate(parts).astype(np.uint8), offsets, "<shuffled>")
+
+
+def random_rate(seqs, *, triplet: bool = True, band=DEFAULT_BAND, scoring=None,
+                mode="global", device="cpu", threads=0, seed=0) -> float:
+    """Expected score per residue of unrelated sequences with this composition.
+
+    Scores :data:`RANDOM_SAMPLES` triplets (or pairs) of shuffled input
+    sequences with the engine in use; the rate ``rho`` is such that two
+    unrelated sequences of lengths ``Li`` and ``Lj`` are expected to score
+    ``rho (Li + Lj) / 2`` (a triplet ``rho (La + Lb + Lc)``).
+    """
+    seqs = as_sequence_set(seqs)
+    rng = np.random.default_rng([seed, 7919])
+    k = 3 if triplet else 2
+    sh = _shuffled(seqs, k * RANDOM_SAMPLES, rng)
+    idx = np.arange(k * RANDOM_SAMPLES).reshape(RANDOM_SAMPLES, k)
+    if triplet:
+        s = _score(sh, idx, band=band, scoring=scoring, mode=mode, device=device,
+                   threads=threads)
+        tot = sh.lengths[idx].sum(axis=1)
+    else:
+        s = band_pair_scores(sh, idx, band=band, scoring=scoring, threads=threads)
+        tot = sh.lengths[idx].sum(axis=1) / 2.0
+    return float(np.sum(s) / np.sum(tot))
+
+
+# -- least squares -----------------------------------------------------------------
+
+def _pair_ids(n: int):
+    iu, ju = np.triu_indices(n, 1)
+    pid = np.full((n, n), -1, dtype=np.int64)
+    pid[iu, ju] = np.arange(iu.size)
+    pid[ju, iu] = pid[iu, ju]
+    return iu, ju, pid
+
+
+def ls_all_triplets(n: int, scores) -> np.ndarray:
+    """Closed-form least squares pairwise estimates from all ``C(n, 3)`` triplets.
+
+    ``scores`` are in the order of :func:`trimsa.triplet.all_triplets`.
+    With ``T_ij`` the sum of the ``n - 2`` triplets holding ``i`` and ``j``,
+    ``R_i`` the sum of those holding ``i`` and ``Tot`` the sum of all, the
+    normal equations give (for ``n >= 5``)::
+
+        sigma = Tot / (n - 2)                 # sum of all s
+        r_i   = (R_i - sigma) / (n - 3)       # sum of the s involving i
+        s_ij  = (T_ij - r_i - r_j) / (n - 4)
+
+    For ``n`` of 3 or 4 the system is underdetermined; the minimum-norm
+    solution (``numpy.linalg.lstsq``) is returned. The diagonal is 0.
+    """
+    from ..triplet import all_triplets
+
+    S = np.asarray(scores, dtype=np.float64)
+    if S.size != n_all_triplets(n):
+        raise OptionError(f"expected {n_all_triplets(n)} triplet scores for n = {n}, got {S.size}")
+    if n < 5:
+        return ls_triplets(n, all_triplets(n), S)
+    from ..triplet import iter_all_triplets
+
+    T = np.zeros((n, n))
+
+    pos = 0
+    for block in iter_all_triplets(n):
+        s = S[pos:pos + block.shape[0]]
+        pos += block.shape[0]
+        i, j, k = (block[:, q].astype(np.int64) for q in range(3))
+        T += (np.bincount(i * n + j, s, n * n) + np.bincount(i * n + k, s, n * n)
+              + np.bincount(j * n + k, s, n * n)).reshape(n, n)
+    T = T + T.T
+    R = T.sum(axis=1) / 2.0
+    sigma = S.sum() / (n - 2)
+    r = (R - sigma) / (n - 3)
+    est = (T - r[:, None] - r[None, :]) / (n - 4)
+    np.fill_diagonal(est, 0.0)
+    return est
+
+
+def _design(n: int, triplets: np.ndarray):
+    from scipy import sparse
+
+    _, _, pid = _pair_ids(n)
+    t = triplets.shape[0]
+    cols = np.stack([pid[triplets[:, 0], triplets[:, 1]], pid[triplets[:, 0], triplets[:, 2]],
+                     pid[triplets[:, 1], triplets[:, 2]]], axis=1).ravel()
+    rows = np.repeat(np.arange(t), 3)
+    return sparse.csr_matrix((np.ones(3 * t), (rows, cols)), shape=(t, n * (n - 1) // 2))
+
+
+def ls_triplets(n: int, triplets, scores, *, prior=None, damp: float = 0.0) -> np.ndarray:
+    """Least squares pairwise estimates from any set of triplets.
+
+    Minimises ``sum_t (S_t - s_ij - s_ik - s_jk)^2 + damp^2 sum (s - prior)^2``
+    over all pairs (``prior`` an ``(n, n)`` matrix, 0 when ``None``) with
+    ``scipy.sparse.linalg.lsqr`` (dense ``lstsq`` for small systems). Pairs in
+    no triplet keep their prior. Returns the ``(n, n)`` estimate (diagonal 0).
+    """
+    from scipy.sparse.linalg import lsqr
+
+    trip = np.asarray(triplets, dtype=np.int64).reshape(-1, 3)
+    S = np.asarray(scores, dtype=np.float64)
+    iu, ju, _ = _pair_ids(n)
+    base = np.zeros(iu.size) if prior is None else np.asarray(prior, np.float64)[iu, ju]
+    A = _design(n, trip)
+    rhs = S - A @ base
+    if iu.size <= 64 and damp == 0.0:
+        delta = np.linalg.lstsq(A.toarray(), rhs, rcond=None)[0]
+    else:
+        delta = lsqr(A, rhs, damp=damp, atol=1e-10, btol=1e-10, iter_lim=10000)[0]
+    est = np.zeros((n, n))
+    est[iu, ju] = base + delta
+    est[ju, iu] = est[iu, ju]
+    return est
+
+
+def pairwise_from_triplets(seqs, triplets=None, scores=None, *, mode="global", scoring=None,
+                           band: int | None = None, prior=None, damp: float = DEFAULT_DAMP,
+                           device="cpu", threads: int = 0) -> np.ndarray:
+    """Pairwise score estimates ``(n, n)`` from triplet scores.
+
+    Parameters
+    ----------
+    seqs
+        Anything :func:`~trimsa.io.as_sequence_set` accepts.
+    triplets
+        ``(T, 3)`` indices, or ``None`` for all ``C(n, 3)`` triplets (closed
+        form, no prior).
+    scores
+        Their scores; computed here when ``None`` (exact engine when ``band``
+        is ``None``, else the banded CPU kernel).
+    prior, damp
+        Sampled designs: prior estimates and the damping of the least squares
+        towards them (see :func:`ls_triplets`).
+
+    Returns
+    -------
+    numpy.ndarray
+        Symmetric estimates; the diagonal holds the self-scores.
+    """
+    seqs = as_sequence_set(seqs)
+    seqs.require(3, "a guide tree from triplets")
+    sc = scoring_for(seqs, scoring)
+    n = len(seqs)
+    if triplets is None:
+        if scores is None and band is None:
+            scores = _score(seqs, None, band=None, scoring=sc, mode=mode, device=device,
+                            threads=threads)
+        elif scores is None:
+            from ..triplet import iter_all_triplets
+
+            scores = np.concatenate([_score(seqs, block, band=band, scoring=sc, mode=mode,
+                                            device=device, threads=threads)
+                                     for block in iter_all_triplets(n)])
+        est = ls_all_triplets(n, scores)
+    else:
+        trip = np.asarray(triplets, dtype=np.int64).reshape(-1, 3)
+        if scores is None:
+            scores = _score(seqs, trip, band=band, scoring=sc, mode=mode, device=device,
+                            threads=threads)
+        est = ls_triplets(n, trip, scores, prior=prior, damp=damp)
+    np.fill_diagonal(est, self_scores(seqs, sc))
+    return est
+
+
+# -- distances ---------------------------------------------------------------------
+
+def score_distances(est, self_sc, lengths, rho: float, *, kind: str = "deficit") -> np.ndarray:
+    """Distances from pairwise score estimates, comparable across lengths.
+
+    With ``e_ij = rho (L_i + L_j) / 2`` the expected score of unrelated
+    sequences and ``m_ij = (self_i + self_j) / 2``, the similarity
+    ``x = (s_ij - e_ij) / (m_ij - e_ij)`` is 1 for identical and 0 for
+    unrelated sequences. ``kind="fd"`` returns ``-ln x`` (Feng & Doolittle
+    1996; ``x`` clipped to ``[1e-3, 1]``), ``"deficit"`` returns ``1 - x``.
+    """
+    _check_choice(kind, TRANSFORMS, "distance transform")
+    L = np.asarray(lengths, dtype=np.float64)
+    e = rho * (L[:, None] + L[None, :]) / 2.0
+    mm = (self_sc[:, None] + self_sc[None, :]) / 2.0
+    x = (est - e) / np.maximum(mm - e, 1e-9)
+    if kind == "fd":
+        D = -np.log(np.clip(x, 1e-3, 1.0))
+    else:
+        D = np.maximum(1.0 - x, 0.0)
+    D = (D + D.T) / 2.0
+    np.fill_diagonal(D, 0.0)
+    return D
+
+
+def sample_triplets(D_prior, m: int, max_triplets: int, *, seed: int = 0):
+    """Triplets so that pairs get ``m`` third sequences each, closest pairs first.
+
+    Pairs are visited in order of increasing prior distance; a pair with fewer
+    than ``m`` scored triplets gets new ones: half of the third sequences from
+    the nearest neighbours of either member (prior distance), the rest
+    uniformly at random. Stops at ``max_triplets``. Deterministic for a seed.
+
+    Returns
+    -------
+    triplets, support
+        ``(T, 3)`` sorted rows and the ``(n, n)`` count of triplets per pair.
+    """
+    D = np.asarray(D_prior, dtype=np.float64)
+    n = D.shape[0]
+    rng = np.random.default_rng(seed)
+    iu, ju = np.triu_indices(n, 1)
+    # ties broken at random but reproducibly
+    order = np.lexsort((rng.random(iu.size), D[iu, ju]))
+    near = np.argsort(D + np.diag(np.full(n, np.inf)), axis=1, kind="stable")[:, :max(m, 1) + 2]
+    support = np.zeros((n, n), dtype=np.int32)
+    chosen = set()
+    out = []
+    for p in order:
+        if len(out) >= max_triplets:
+            break
+        i, j = int(iu[p]), int(ju[p])
+        need = m - support[i, j]
+        if need <= 0:
+            continue
+        n_near = (need + 1) // 2
+        near_k = (int(k) for pair in zip(near[i], near[j]) for k in pair)
+        added = tries = 0
+        while added < need and tries < 20 * m + 2 * near.shape[1]:
+            tries += 1
+            k = next(near_k, None) if added < n_near else None
+            if k is None:
+                k = int(rng.integers(n))
+            if k == i or k == j:
+                continue
+            a, b, c = sorted((i, j, k))
+            key = (a * n + b) * n + c
+            if key in chosen:
+                continue
+            chosen.add(key)
+            out.append((a, b, c))
+            support[a, b] += 1
+            support[a, c] += 1
+            support[b, c] += 1
+            added += 1
+            if len(out) >= max_triplets:
+                break
+    support = support + support.T
+    trip = np.array(out, dtype=np.int64).reshape(-1, 3)
+    return trip, support
+
+
+def _calibrate(delta, supported, xprior, ell):
+    """Fill ``delta`` of unsupported pairs with its trend over supported pairs.
+
+    The triplet estimates of a pair sit below its pairwise score by an amount
+    that grows with divergence; unsupported pairs get the median shift per
+    residue of supported pairs with similar prior distance (10 quantile bins).
+    """
+    if supported.all() or not supported.any():
+        return delta
+    y = delta[supported] / ell[supported]
+    x = xprior[supported]
+    edges = np.unique(np.quantile(x, np.linspace(0, 1, 11)))
+    if edges.size < 2:
+        shift = np.full(np.count_nonzero(~supported), np.median(y))
+    else:
+        idx = np.clip(np.searchsorted(edges, x, side="right") - 1, 0, edges.size - 2)
+        centres, meds = [], []
+        for b in range(edges.size - 1):
+            sel = idx == b
+            if sel.any():
+                centres.append(np.median(x[sel]))
+                meds.append(np.median(y[sel]))
+        shift = np.interp(xprior[~supported], centres, meds)
+    out = delta.copy()
+    out[~supported] = shift * ell[~supported]
+    return out
+
+
+def _rate(device: str, engine: str, nthreads: int) -> float:
+    """Cells per second of ``engine`` on ``device`` with ``nthreads`` CPU threads."""
+    if device == "gpu":
+        return default_rate("gpu").cells_per_s
+    return default_rate("cpu", nthreads, engine).cells_per_s
+
+
+def triplet_distances(seqs, *, scoring: Scoring | None = None, mode: str = "global",
+                      triplets: TripletChoice = "auto", m: int | None = None,
+                      band: int | str | None = "auto",
+                      time_budget: float = DEFAULT_TIME_BUDGET, transform: str = "deficit",
+                      damp: float = DEFAULT_DAMP, device: str = "cpu", threads: int = 0,
+                      seed: int = 0) -> Distances:
+    """Distances from 3-way alignment scores (see the module's notes).
+
+    Parameters
+    ----------
+    seqs
+        A :class:`~trimsa.io.SequenceSet`, FASTA path, SeqRecords, pairs or strings.
+    scoring, mode
+        Scores and alignment mode of the triplets (see
+        :func:`trimsa.triplet.score_triplets`; linear gaps).
+    triplets
+        ``"all"``: every ``C(n, 3)`` triplet, closed-form least squares.
+        ``"sampled"``: each pair gets ``m`` third sequences within the budget,
+        closest pairs first, sparse least squares around banded pairwise
+        scores. ``"auto"``: all when their cost fits the budget, else sampled.
+    m
+        Third sequences per pair in sampled designs, ``1 <= m <= n - 2``;
+        ``None`` picks the largest the budget allows (at least 2).
+    band
+        Half-width of the banded triplet kernel (not exact), ``None`` for
+        the exact engine, ``"auto"`` for exact on a GPU (or for non-global
+        modes) and banded (:data:`~trimsa.triplet.DEFAULT_BAND`) on the CPU.
+        The banded kernel computes global scores only, on the CPU.
+    time_budget
+        Seconds allowed for the banded pairwise prior (sampled designs) and
+        the triplet scoring, converted to cells with
+        :data:`trimsa.triplet.plan.RATES` for the device in use (an estimate:
+        the run may take longer on a loaded machine).
+    transform
+        ``"deficit"`` or ``"fd"`` (see :func:`score_distances`).
+    damp
+        Damping of the sparse least squares towards the prior.
+    device, threads
+        ``"cpu"``, ``"gpu"`` or ``"auto"`` for the exact triplet scores; CPU
+        threads (0 = all cores).
+    seed
+        Seed of the sampled design and of the shuffles (deterministic).
+    """
+    _check_choice(triplets, TRIPLET_CHOICES, "triplet choice")
+    _check_choice(transform, TRANSFORMS, "distance transform")
+    check_mode(mode)
+    nthreads = _numba.set_threads(threads)
+    if not (time_budget > 0):
+        raise OptionError(f"time budget must be positive, got {time_budget}")
+    seqs = as_sequence_set(seqs)
+    seqs.require(3, "a guide tree from triplets")
+    sc = scoring_for(seqs, scoring)
+    n = len(seqs)
+    if m is not None and not (1 <= m <= n - 2):
+        raise OptionError(f"m must be between 1 and n - 2 = {n - 2} for {n} sequences, got {m}")
+    dev = resolve_device(device)
+    lengths = seqs.lengths
+    timings = {}
+
+    # engine and budget
+    if band == "auto":
+        band = None if (dev == "gpu" or mode != "global") else DEFAULT_BAND
+    if band is not None:
+        band = int(band)
+        if band < 1:
+            raise OptionError(f"band must be >= 1, got {band}")
+        if mode != "global":
+            raise OptionError("the banded kernel computes global scores only; use band=None")
+        if dev == "gpu":
+            raise OptionError("the banded kernel runs on the CPU only; use band=None (the "
+                              "exact engine) with a GPU")
+    engine = "exact" if band is None else f"band{band}"
+    kind = "exact" if band is None else "band"
+    budget_cells = time_budget * _rate(dev, kind, nthreads)
+    per_triplet = _mean_triplet_cells(lengths, band)
+    if triplets == "auto":
+        triplets = "all" if n_all_triplets(n) * per_triplet <= budget_cells else "sampled"
+
+    t0 = time.perf_counter()
+    rho = random_rate(seqs, triplet=True, band=band, scoring=sc, mode=mode, device=dev,
+                      threads=threads, seed=seed)
+    timings["baseline"] = time.perf_counter() - t0
+    self_sc = self_scores(seqs, sc)
+    mm = 0
+    if triplets == "all":
+        t0 = time.perf_counter()
+        est = pairwise_from_triplets(seqs, None, mode=mode, scoring=sc, band=band, device=dev,
+                                     threads=threads)
+        timings["triplets"] = time.perf_counter() - t0
+        n_trip = n_all_triplets(n)
+        supported, min_support, mm = n * (n - 1) // 2, n - 2, n - 2
+    else:
+        # prior: banded global pairwise scores of all pairs
+        t0 = time.perf_counter()
+        pband = DEFAULT_BAND if band is None else band
+        iu, ju = np.triu_indices(n, 1)
+        ps = band_pair_scores(seqs, np.stack([iu, ju], 1), band=pband, scoring=sc,
+                              threads=threads)
+        prior = np.zeros((n, n))
+        prior[iu, ju] = ps
+        prior[ju, iu] = ps
+        np.fill_diagonal(prior, self_sc)
+        rho2 = random_rate(seqs, triplet=False, band=pband, scoring=sc, seed=seed,
+                           threads=threads)
+        D_prior = score_distances(prior, self_sc, lengths, rho2, kind=transform)
+        timings["prior"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        # the prior's (estimated) time comes out of the budget
+        prior_cells = len(iu) * float(lengths.mean() + 1) * (2 * pband + 1)
+        left = max(0.0, time_budget - prior_cells / _rate("cpu", "band", nthreads))
+        budget_cells = left * _rate(dev, kind, nthreads)
+        max_trip = int(max(1, budget_cells // per_triplet))
+        pairs = n * (n - 1) // 2
+        mm = m if m is not None else int(max(2, min(n - 2, (2.4 * max_trip) // pairs)))
+        trip, support = sample_triplets(D_prior, mm, max_trip, seed=seed)
+        timings["design"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        S = _score(seqs, trip, band=band, scoring=sc, mode=mode, device=dev, threads=threads)
+        timings["triplets"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        est = ls_triplets(n, trip, S, prior=prior, damp=damp)
+        sup = support[iu, ju] > 0
+        ell = (lengths[iu] + lengths[ju]) / 2.0
+        delta = _calibrate(est[iu, ju] - ps, sup, D_prior[iu, ju], ell)
+        est[iu, ju] = ps + delta
+        est[ju, iu] = est[iu, ju]
+        np.fill_diagonal(est, self_sc)
+        timings["solve"] = time.perf_counter() - t0
+        n_trip = trip.shape[0]
+        supported = int(sup.sum())
+        min_support = int(support[iu, ju][sup].min()) if supported else 0
+    t0 = time.perf_counter()
+    D = score_distances(est, self_sc, lengths, rho, kind=transform)
+    timings["distances"] = time.perf_counter() - t0
+    info = dict(estimates=est, triplets=triplets, engine=engine, device=dev,
+                n_triplets=int(n_trip), pairs_supported=int(supported),
+                min_support=int(min_support), m=int(mm))
+    return Distances(seqs.names, D, "triplet", info, timings)
+
+
+#: Distance sources by name (see the module's notes).
+SOURCES = {"kmer": kmer_distances, "triplet": triplet_distances}

@@ -1,0 +1,85 @@
+"""Argument checks and triplet enumeration shared by the triplet API and its backends."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import OptionError
+from ..io import SequenceSet
+from ..scoring import Scoring
+
+#: Triplets scored per call of the CPU kernel (bounds the output and index memory).
+BATCH_TRIPLETS = 1 << 20
+
+
+def all_triplets(n: int) -> np.ndarray:
+    """All ``C(n, 3)`` triplets ``i < j < k`` in lexicographic order, ``int32 (T, 3)``.
+
+    Examples
+    --------
+    >>> all_triplets(4).tolist()
+    [[0, 1, 2], [0, 1, 3], [0, 2, 3], [1, 2, 3]]
+    """
+    blocks = list(iter_all_triplets(n))
+    if not blocks:
+        return np.zeros((0, 3), dtype=np.int32)
+    return np.concatenate(blocks)
+
+
+def iter_all_triplets(n: int, batch: int = BATCH_TRIPLETS):
+    """:func:`all_triplets` in blocks of about ``batch`` rows (memory stays bounded)."""
+    pending = []
+    size = 0
+    for i in range(max(0, n - 2)):
+        jj, kk = np.triu_indices(n - i - 1, 1)
+        block = np.empty((jj.size, 3), dtype=np.int32)
+        block[:, 0] = i
+        block[:, 1] = jj + i + 1
+        block[:, 2] = kk + i + 1
+        pending.append(block)
+        size += jj.size
+        if size >= batch:
+            yield np.concatenate(pending)
+            pending, size = [], 0
+    if pending:
+        yield np.concatenate(pending)
+
+
+def check_triplets(triplets, n: int) -> np.ndarray:
+    """``triplets`` as ``int32 (T, 3)`` indices into ``n`` sequences, or an error naming the bad row."""
+    trip = np.asarray(triplets)
+    if trip.size == 0:
+        return np.zeros((0, 3), dtype=np.int32)
+    if trip.ndim != 2 or trip.shape[1] != 3:
+        raise OptionError(f"triplets must have shape (T, 3), got {trip.shape}")
+    if not np.issubdtype(trip.dtype, np.integer):
+        raise OptionError("triplet indices must be integers")
+    if trip.min() < 0 or trip.max() >= n:
+        bad = int(np.flatnonzero((trip < 0).any(1) | (trip >= n).any(1))[0])
+        raise OptionError(
+            f"triplet {bad} {tuple(int(x) for x in trip[bad])} has an index outside 0..{n - 1}"
+        )
+    return np.ascontiguousarray(trip, dtype=np.int32)
+
+
+def scoring_for(seqs: SequenceSet, scoring: Scoring | None) -> Scoring:
+    """The engine's scoring for ``seqs``: the triplet defaults, or ``scoring`` once checked.
+
+    The exact engine computes linear gaps; an affine ``scoring`` is an error.
+    """
+    if scoring is None:
+        return Scoring.for_alphabet(seqs.alphabet, "triplet")
+    if scoring.alphabet != seqs.alphabet:
+        raise OptionError(
+            f"scoring is for the {scoring.alphabet.name} alphabet but the sequences "
+            f"were read as {seqs.alphabet.name}"
+        )
+    return scoring.require_linear("the exact 3-way engine")
+
+
+def check_overflow(seqs: SequenceSet, scoring: Scoring) -> None:
+    """An error when the scores of the longest triplet could leave 32 bits."""
+    # |H| <= 3 * max|score| * (la + lb + lc); int32 holds it while this stays < 2^29
+    longest = int(np.sort(seqs.lengths)[-3:].sum()) if len(seqs) else 0
+    if 3 * scoring.max_abs() * longest >= (1 << 29):
+        raise OptionError("sequences too long for these scores (32-bit overflow); use smaller scores")
