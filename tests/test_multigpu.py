@@ -198,13 +198,6 @@ def test_cupy_backend_says_what_is_missing(monkeypatch):
         CupyBackend()
 
 
-def _api_has_gpus():
-    import inspect
-
-    return "gpus" in inspect.signature(score_triplets).parameters
-
-
-@pytest.mark.skipif(not _api_has_gpus(), reason="api.py patch of issue 7 not applied yet")
 @pytest.mark.parametrize("gpus", [None, [1], [0, 2]])
 def test_api_uses_every_chosen_device(data, monkeypatch, gpus):
     from trimsa.triplet import api, devices
