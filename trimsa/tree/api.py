@@ -56,26 +56,18 @@ def build_guide_tree(seqs, *, distances: Source = "triplet", method: Method = "n
     >>> t = build_guide_tree(["ACGTACGTAA", "ACGTACGTTA", "TTGTACGAAA", "TTGTACGACA"],
     ...                      distances="kmer", method="upgma")
     >>> t.newick()
-    '((seq1:0.4,seq2:0.4):0.0428571,(seq3:0.357143,seq4:0.357143):0.0857143);'
+    '((seq1:0.2,seq2:0.2):0.3,(seq3:0.2,seq4:0.2):0.3);'
     """
     _check_choice(distances, tuple(SOURCES), "distance source")
     _check_choice(method, tuple(METHODS), "guide-tree method")
     source = SOURCES[distances]
     allowed = set(inspect.signature(source).parameters) - {"seqs"}
-    device = options.pop("device", "cpu") if "device" not in allowed else None
-    if device is not None and device != "cpu":
-        from ..triplet import check_device
-
-        check_device(device)
-        if device == "gpu":
-            raise OptionError(f"{distances} distances have no GPU path; use the triplet "
-                              "distances to compute on a GPU, or device 'cpu' or 'auto'")
     unknown = sorted(set(options) - allowed)
     if unknown:
         raise OptionError(f"{distances} distances take no option {unknown[0]!r}; they take: "
                           f"{', '.join(sorted(allowed))}")
     seqs = as_sequence_set(seqs)
-    seqs.require(2 if distances == "kmer" else 3, "a guide tree")
+    seqs.require(2, "a guide tree")
     dist = source(seqs, **options)
     t0 = time.perf_counter()
     tree = METHODS[method](dist.matrix, seqs.names)

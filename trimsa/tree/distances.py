@@ -42,6 +42,7 @@ from ..triplet import (
     DEFAULT_BAND,
     band_pair_scores,
     band_triplet_scores,
+    check_device,
     resolve_device,
     scoring_for,
 )
@@ -121,14 +122,20 @@ def kmer_k(alphabet_name: str) -> int:
     return 6 if alphabet_name == "dna" else 3
 
 
-def kmer_distances(seqs, *, threads: int = 0) -> Distances:
+def kmer_distances(seqs, *, device: str = "cpu", threads: int = 0) -> Distances:
     """``1 - shared / min`` over the sequences' sets of distinct k-mers.
 
     The sets are bit sets over the residue codes present (hashed to 65,536
-    slots when there are more k-mers than that); k is :func:`kmer_k`.
+    slots when there are more k-mers than that); k is :func:`kmer_k`. They
+    have no GPU path: ``device="gpu"`` is an error (``"auto"`` computes on
+    the CPU).
     """
     from . import _cpu
 
+    check_device(device)
+    if device == "gpu":
+        raise OptionError("kmer distances have no GPU path; use the triplet distances to "
+                          "compute on a GPU, or device 'cpu' or 'auto'")
     t0 = time.perf_counter()
     seqs = as_sequence_set(seqs)
     n = len(seqs)

@@ -354,8 +354,8 @@ def align_triplet(a, b, c, *, mode: Mode = "global", scoring: Scoring | None = N
     ACGT
     A-GT
     ACGT
-    >>> aln.score
-    6
+    >>> aln.score   # three matched columns (+3 each) and C/-/C (1 - 3 - 3)
+    4
     """
     records = []
     for idx, item in enumerate((a, b, c)):
