@@ -144,13 +144,14 @@ def test_cupy_backend_retries_a_batch_too_big_for_its_stream_share():
     b._gpu, b._cupy, b.precision, b.streams = fake_gpu, fake_cupy, None, 2
     b._streams, b._big, b._lock = {}, {}, threading.Lock()
     out = np.zeros(3, dtype=np.int64)
-    b.score(None, np.zeros((3, 3), np.int32), 0, None, out)
+    linear = Scoring.dna(gap=-3)
+    b.score(None, np.zeros((3, 3), np.int32), 0, linear, out)
     assert calls == [0.3, 0.6] and (out == 7).all()
     # one stream: nothing to retry with, the error stands
     b.streams, calls[:] = 1, []
     fake_gpu.MEM_FRACTION = 0.4
     with pytest.raises(real_gpu.ScratchBudgetError):
-        b.score(None, np.zeros((3, 3), np.int32), 0, None, out)
+        b.score(None, np.zeros((3, 3), np.int32), 0, linear, out)
     assert calls == [0.4]
 
 

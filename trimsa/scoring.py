@@ -22,9 +22,11 @@ combined with the other two.
 Which stage honours what
 ------------------------
 ``"triplet"``
-    The exact 3-way engine (``trimsa triplets``, ``align3``, ``tree`` and the
-    triplet distances of ``run``) computes linear gaps only; an affine model
-    there is an error, never silently linearised.
+    The exact 3-way engine (``trimsa triplets``, ``align3``) optimises linear
+    and natural affine gaps exactly (docs/engine.md). The guide tree's
+    triplet distances (``trimsa tree``, ``run --tree-distances triplet``) and
+    the banded kernels take linear gaps only; an affine model there is an
+    error, never silently linearised.
 ``"progressive"``
     The profile aligner of ``trimsa run`` (profiles, pairwise library) takes
     both.
@@ -212,7 +214,7 @@ class Scoring:
         """``self`` when gaps are linear; else an error saying that ``what`` needs linear gaps."""
         if not self.linear:
             raise OptionError(
-                f"{what} supports linear gaps only (gap open 0), got gap open {self.gap_open} "
+                f"{what} takes linear gaps only (gap open 0), got gap open {self.gap_open} "
                 f"and gap extend {self.gap_extend}; use --gap G (gap=G) for linear gaps")
         return self
 
@@ -287,6 +289,40 @@ class Scoring:
     def max_abs(self) -> int:
         """Largest magnitude of any single pair score or gap run step (for overflow bounds)."""
         return int(max(np.abs(self.table).max(), abs(self.gap_open) + abs(self.gap_extend)))
+
+    def sum_of_pairs(self, rows) -> int:
+        """Score of an alignment of any number of rows under this model (sum of pairs).
+
+        ``rows`` are equal-length integer code arrays with ``-1`` for a gap.
+        Each pair of rows is scored on its projection (columns where both are
+        gaps removed): the table's score for every two residues, and
+        ``gap_open + gap_extend * L`` for every maximal run of ``L`` gaps in one
+        row of the pair (natural affine gaps; linear when ``gap_open = 0``).
+
+        Examples
+        --------
+        >>> sc = Scoring.dna(gap_open=-3, gap_extend=-1)
+        >>> a, c, g, t = 0, 1, 2, 3
+        >>> sc.sum_of_pairs([[a, c, g, t], [a, -1, -1, t]])   # 1 + (-3 - 2) + 1
+        -3
+        """
+        R = [np.asarray(r, dtype=np.int64) for r in rows]
+        if len({r.shape for r in R}) > 1:
+            raise OptionError("rows of an alignment must have equal lengths")
+        total = 0
+        for p in range(len(R)):
+            for q in range(p + 1, len(R)):
+                x, y = R[p], R[q]
+                keep = (x >= 0) | (y >= 0)
+                x, y = x[keep], y[keep]
+                both = (x >= 0) & (y >= 0)
+                total += int(self.table[x[both], y[both]].sum())
+                # 0: residue pair, 1: gap in y, 2: gap in x; a run starts where the kind changes
+                kind = np.where(both, 0, np.where(x >= 0, 1, 2))
+                gaps = kind != 0
+                starts = gaps & np.concatenate(([True], kind[1:] != kind[:-1]))
+                total += self.gap_extend * int(gaps.sum()) + self.gap_open * int(starts.sum())
+        return total
 
     def pair(self, x: int, y: int) -> int:
         """Linear-gap score of codes ``x`` and ``y``; ``-1`` stands for a gap."""

@@ -19,7 +19,7 @@ from ..triplet import DEVICES
 def add_scoring_options(parser: argparse.ArgumentParser, stage: str) -> None:
     """``--alphabet``, ``--match``, ``--mismatch``, ``--matrix``, ``--gap``, ``--gap-open``, ``--gap-extend``."""
     if stage == "triplet":
-        gaps = "linear -3 for DNA, -4 for protein (the exact 3-way engine takes linear gaps only)"
+        gaps = "linear -3 for DNA, -4 for protein"
     else:
         gaps = "open -3 / extend -1 for DNA, -10 / -1 for protein"
     g = parser.add_argument_group(

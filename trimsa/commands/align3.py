@@ -14,7 +14,7 @@ def register(sub) -> None:
         "align3",
         help="optimal alignment of three sequences (exact 3-way dynamic programming)",
         description="Align the three records of INPUT optimally (sum-of-pairs score, linear "
-                    "gaps) and write the alignment as FASTA in input order. The score goes to "
+                    "or natural affine gaps) and write the alignment as FASTA in input order. The score goes to "
                     "stderr. Tracebacks run on the CPU: --device gpu is an error.",
     )
     p.add_argument("input", help="FASTA file with exactly 3 records (plain or gzip)")

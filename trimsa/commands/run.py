@@ -31,8 +31,8 @@ def register(subparsers) -> None:
                    help="guide-tree method (default: upgma)")
     p.add_argument("--tree-distances", choices=tuple(SOURCES), default=None,
                    help="guide-tree distances from k-mers (default) or from exact triplet "
-                        "scores (on the GPU with --device gpu or auto; the triplet engine "
-                        "takes linear gaps only, so this needs --gap)")
+                        "scores (on the GPU with --device gpu or auto; the triplet distances "
+                        "take linear gaps only, so this needs --gap)")
     add_device_options(p)
     add_scoring_options(p, "progressive")
     p.add_argument("--consistency", type=float, default=None, metavar="W",

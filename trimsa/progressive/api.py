@@ -70,8 +70,8 @@ class Aligner:
         Where the guide tree's distances come from
         (:data:`trimsa.tree.SOURCES`): ``"kmer"`` (k-mer distances) or
         ``"triplet"`` (exact 3-way alignment scores, on the GPU when
-        ``device`` allows; the triplet engine takes linear gaps only, so this
-        needs ``gap``).
+        ``device`` allows; the triplet distances take linear gaps only, so
+        this needs ``gap``).
     device
         Where the stages with a GPU path run: ``"auto"`` (a GPU when CuPy sees
         one), ``"cpu"`` or ``"gpu"``. Only the triplet distances have a GPU

@@ -524,7 +524,8 @@ def triplet_distances(seqs, *, scoring: Scoring | None = None, mode: str = "glob
         raise OptionError(f"time budget must be positive, got {time_budget}")
     seqs = as_sequence_set(seqs)
     seqs.require(3, "a guide tree from triplets")
-    sc = scoring_for(seqs, scoring)
+    sc = scoring_for(seqs, scoring).require_linear(
+        "the guide tree's triplet distances (banded prior, calibration)")
     n = len(seqs)
     if m is not None and not (1 <= m <= n - 2):
         raise OptionError(f"m must be between 1 and n - 2 = {n - 2} for {n} sequences, got {m}")

@@ -65,7 +65,7 @@ def check_triplets(triplets, n: int) -> np.ndarray:
 def scoring_for(seqs: SequenceSet, scoring: Scoring | None) -> Scoring:
     """The engine's scoring for ``seqs``: the triplet defaults, or ``scoring`` once checked.
 
-    The exact engine computes linear gaps; an affine ``scoring`` is an error.
+    The exact engine takes linear and natural affine gaps alike.
     """
     if scoring is None:
         return Scoring.for_alphabet(seqs.alphabet, "triplet")
@@ -74,7 +74,7 @@ def scoring_for(seqs: SequenceSet, scoring: Scoring | None) -> Scoring:
             f"scoring is for the {scoring.alphabet.name} alphabet but the sequences "
             f"were read as {seqs.alphabet.name}"
         )
-    return scoring.require_linear("the exact 3-way engine")
+    return scoring
 
 
 def check_overflow(seqs: SequenceSet, scoring: Scoring) -> None:

@@ -268,6 +268,8 @@ def _align_codes(ca, cb, cc, m: int, sc: Scoring):
     (cells on the faces are fixed at 0), so each such first column is tried.
     The rest is a global alignment of the remaining box.
     """
+    if not sc.linear:
+        return _align_codes_affine(ca, cb, cc, m, sc)
     from . import _cpu
 
     sub = sc.table
@@ -311,6 +313,31 @@ def _align_codes(ca, cb, cc, m: int, sc: Scoring):
     if got != score:
         raise AssertionError("internal error: traceback does not reach the optimal score")
     return int(score), box, moves
+
+
+def _align_codes_affine(ca, cb, cc, m: int, sc: Scoring):
+    """:func:`_align_codes` for natural affine gaps (:func:`trimsa.triplet._affine.align`).
+
+    The returned core is rescored from its rows (:meth:`Scoring.sum_of_pairs`)
+    and must give the optimum the sweep found.
+    """
+    from . import _affine
+
+    score, box, moves = _affine.align(ca, cb, cc, sc.table, sc.gap_open, sc.gap_extend, m)
+    seqs3 = (ca, cb, cc)
+    got = _core_score(seqs3, box, moves, sc)
+    if score is not None and got != score:
+        raise AssertionError("internal error: traceback does not reach the optimal score")
+    return got, box, moves
+
+
+def _core_score(seqs3, box, moves, sc: Scoring) -> int:
+    """Natural SP score of the core ``box`` aligned by ``moves``."""
+    rows = np.full((3, len(moves)), -1, dtype=np.int64)
+    for q in range(3):
+        has = ((moves >> q) & 1).astype(bool)
+        rows[q, has] = seqs3[q][box[q]:box[3 + q]]
+    return sc.sum_of_pairs(rows)
 
 
 _MOVE_ORDER = (7, 3, 5, 6, 1, 2, 4)
@@ -389,6 +416,8 @@ def align_triplets(seqs, triplets, *, mode: Mode = "global", scoring: Scoring | 
     nthreads = _numba.set_threads(threads)
     from . import _cpu
 
+    if not sc.linear:
+        return _align_affine(seqs, trip, m, sc, mode, nthreads)
     lens = seqs.lengths
     L = lens[trip].astype(np.int64) if trip.size else np.zeros((0, 3), np.int64)
     cells = np.prod(L + 1, axis=1) if trip.size else np.zeros(0, np.int64)
@@ -416,6 +445,20 @@ def align_triplets(seqs, triplets, *, mode: Mode = "global", scoring: Scoring | 
         ca, cb, cc = (seqs.code(int(x)) for x in trip[t])
         score, box, mv = _align_codes(ca, cb, cc, m, sc)
         results[t] = _make(seqs, trip[t], score, box, mv, mode)
+    return results
+
+
+def _align_affine(seqs: SequenceSet, trip, m: int, sc: Scoring, mode: str, nthreads: int) -> list:
+    """Affine tracebacks of ``trip``, on ``nthreads`` threads (the kernels release the GIL)."""
+    results = [None] * trip.shape[0]
+
+    def run(chunk):
+        for t in chunk.tolist():
+            ca, cb, cc = (seqs.code(int(x)) for x in trip[t])
+            score, box, mv = _align_codes_affine(ca, cb, cc, m, sc)
+            results[t] = _make(seqs, trip[t], score, box, mv, mode)
+
+    _numba.in_threads(run, np.arange(trip.shape[0]), nthreads)
     return results
 
 

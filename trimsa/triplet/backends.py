@@ -68,8 +68,10 @@ def score(seqs, trip, mode: int, scoring, device: str, out, *, threads: int = 0,
     """Fill ``out`` with the scores of ``trip`` on this process's ``device`` (``cpu``/``gpu``).
 
     ``seqs`` is a :class:`~trimsa.io.SequenceSet`; ``trip`` ``int32 (T, 3)``;
-    ``mode`` the number of the mode; ``scoring`` a checked linear
-    :class:`~trimsa.scoring.Scoring` (:func:`trimsa.triplet._checks.scoring_for`).
+    ``mode`` the number of the mode; ``scoring`` a checked
+    :class:`~trimsa.scoring.Scoring` (:func:`trimsa.triplet._checks.scoring_for`),
+    linear or affine (the affine kernels: :mod:`trimsa.triplet._affine` and
+    ``kernels/triplet_affine.cu``).
     """
     if device == "gpu":
         from .devices import CupyBackend, score_on_devices
@@ -79,10 +81,17 @@ def score(seqs, trip, mode: int, scoring, device: str, out, *, threads: int = 0,
         return out
     if device != "cpu":
         raise OptionError(f"device must be resolved to 'cpu' or 'gpu' here, got {device!r}")
-    from . import _cpu
-
     nthreads = _numba.set_threads(threads)
     nchunks = max(1, min(trip.shape[0], 8 * nthreads))
+    if not scoring.linear:
+        from . import _affine
+
+        _affine.score_batch(seqs.codes, seqs.offsets, trip, scoring.table,
+                            np.int32(scoring.gap_open), np.int32(scoring.gap_extend), mode, out,
+                            nchunks)
+        return out
+    from . import _cpu
+
     _cpu.score_batch(seqs.codes, seqs.offsets, trip, scoring.table, np.int32(scoring.gap),
                      mode, mode, out, nchunks)
     return out

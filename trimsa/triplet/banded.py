@@ -25,7 +25,7 @@ def _run_band(kernel: str, seqs, index, width: int, band: int, scoring, threads:
     from . import _band
 
     seqs = as_sequence_set(seqs)
-    sc = scoring_for(seqs, scoring)
+    sc = scoring_for(seqs, scoring).require_linear("the banded 3-way kernel")
     if int(band) < 1:
         raise OptionError(f"band must be >= 1, got {band}")
     idx = np.ascontiguousarray(index, dtype=np.int64).reshape(-1, width)

@@ -134,6 +134,15 @@ class CupyBackend:
         score into an error.
         """
         frac = self._gpu.MEM_FRACTION
+        if not scoring.linear:
+            if self.precision == "int16":
+                raise OptionError("the affine GPU kernel computes in 32 bits; use precision "
+                                  "'auto' or 'int32'")
+            from . import _gpu_affine
+
+            _gpu_affine.score_triplets(seqs, trip, mode, scoring, out=out,
+                                       mem_fraction=frac / self.streams)
+            return
         try:
             self._gpu.score_triplets(seqs, trip, mode, scoring, out=out, precision=self.precision,
                                      mem_fraction=frac / self.streams)

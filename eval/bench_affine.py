@@ -1,0 +1,247 @@
+"""Check the affine 3-way kernels (GPU against CPU), then time them.
+
+One command::
+
+    python eval/bench_affine.py [--quick] [--fasta FILE ...] [--out FILE]
+
+1. Correctness: random DNA (all 15 IUPAC codes) and protein (BLOSUM62) batches of
+   mixed lengths, every mode, three gap models: GPU scores must equal
+   ``_affine.score_batch`` (CPU). Any mismatch stops the run with status 1.
+2. GPU throughput: TCUPS (cells / seconds / 1e12, cells = la*lb*lc) of the
+   affine score kernel per length 32..1024 and mode, for batches of
+   equal-length random DNA triplets, with the linear kernel on the same
+   batches beside it (same run); then the length mixes of real FASTA files
+   (``--fasta``: random triplets of their records). Wall time of
+   ``score_triplets`` after one warm-up, median of repeats.
+3. Register-only ceiling: a kernel that runs the affine cell (the same
+   ``exports`` function) on values held in registers, no memory and no
+   shuffles; its cells per second bound what any layout of this recurrence
+   reaches in 32 bits on this GPU.
+4. CPU: affine and linear score rates on all cores, and the affine traceback
+   rate (``align_triplets``), in cells per second.
+
+Prints a markdown table and writes it to ``--out`` (default
+``eval/results/bench_affine.md``; ``--out ''`` writes nothing).
+Instructions per cell come from Nsight Compute when asked
+(``--ncu``, see eval/results/README.md for the command).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+RESULT = Path(__file__).resolve().parent / "results" / "bench_affine.md"
+
+import trimsa  # noqa: E402
+from trimsa import alphabet as _alphabet  # noqa: E402
+from trimsa.io import as_sequence_set, read_sequences  # noqa: E402
+from trimsa.scoring import MODES, Scoring  # noqa: E402
+from trimsa.triplet import _affine  # noqa: E402
+from tests.fakes import random_set  # noqa: E402
+
+GAPS = ((-3, -1), (-1, -2), (-8, -1))
+CEILING = r"""
+template <int NC>
+__global__ void affine_ceiling(int iters, int go, int ge, int* out) {
+    int X[NC][NSTATE];
+#pragma unroll
+    for (int c = 0; c < NC; ++c)
+#pragma unroll
+        for (int s = 0; s < NSTATE; ++s) X[c][s] = (threadIdx.x * 7 + c * 13 + s * 5) & 63;
+    const int e2 = 2 * ge;
+    const int sub = (threadIdx.x & 3) - 1;
+    for (int it = 0; it < iters; ++it) {
+#pragma unroll
+        for (int c = 0; c < NC; ++c) {
+            const int* P = X[(c + 1) % NC];
+            const int* Q = X[(c + 2) % NC];
+            int S[NSTATE];
+            S[0] = P[0] + sub + sub + sub;
+            S[1] = P[3] + sub + e2;
+            S[2] = Q[2] + sub + e2;
+            S[3] = Q[1] + sub + e2;
+            S[4] = X[c][4] + e2; S[5] = X[c][5] + e2; S[6] = X[c][6] + e2;
+            S[7] = P[7] + e2; S[8] = P[8] + e2; S[9] = P[9] + e2;
+            S[10] = Q[10] + e2; S[11] = Q[11] + e2; S[12] = Q[12] + e2;
+            exports(S, go, X[c]);
+        }
+    }
+    int acc = 0;
+#pragma unroll
+    for (int c = 0; c < NC; ++c)
+#pragma unroll
+        for (int s = 0; s < NSTATE; ++s) acc ^= X[c][s];
+    out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
+}
+"""
+
+
+def cpu_affine(seqs, trip, mode, sc):
+    out = np.empty(len(trip), dtype=np.int64)
+    _affine.score_batch(seqs.codes, seqs.offsets, np.ascontiguousarray(trip, np.int32), sc.table,
+                        np.int32(sc.gap_open), np.int32(sc.gap_extend), mode, out, 64)
+    return out
+
+
+def cells(seqs, trip):
+    L = seqs.lengths[np.asarray(trip)].astype(np.float64)
+    return float(np.prod(L, axis=1).sum())
+
+
+def timed(fn, repeats):
+    fn()
+    ts = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t0)
+    return statistics.median(ts)
+
+
+def correctness(rng, quick):
+    rows = []
+    n = 300 if quick else 1000
+    dna = random_set(rng, rng.integers(1, 301, 40), _alphabet.DNA, k=15)
+    prot = random_set(rng, rng.integers(1, 201, 30), _alphabet.PROTEIN, k=24)
+    cases = [("dna mixed 1..300", dna, Scoring.dna(gap_open=go, gap_extend=ge)) for go, ge in GAPS]
+    cases.append(("protein BLOSUM62 1..200", prot, Scoring.protein(gap_open=-10, gap_extend=-1)))
+    bad = 0
+    for label, seqs, sc in cases:
+        trip = rng.integers(0, len(seqs), (n, 3)).astype(np.int32)
+        for m, mode in enumerate(MODES):
+            gpu = trimsa.score_triplets(seqs, trip, mode=mode, scoring=sc, device="gpu")
+            wrong = int((gpu != cpu_affine(seqs, trip, m, sc)).sum())
+            bad += wrong
+            rows.append(f"| {label} | {sc.gap_open}/{sc.gap_extend} | {mode} | {n} | {wrong} |")
+    return rows, bad
+
+
+def gpu_rates(rng, quick, fastas):
+    rows = []
+    lengths = (32, 64, 128, 256, 512) if quick else (32, 64, 128, 256, 512, 1024)
+    aff = Scoring.dna(gap_open=-3, gap_extend=-1)
+    lin = Scoring.dna(gap=-3)
+    target = 3e10 if quick else 1e11
+    for L in lengths:
+        T = int(max(64, min(200_000, target / L**3)))
+        seqs = random_set(rng, np.full(3 * T, L), _alphabet.DNA)
+        trip = np.arange(3 * T, dtype=np.int32).reshape(T, 3)
+        c = cells(seqs, trip)
+        for mode in (MODES if L == 256 else ("global",)):
+            ta = timed(lambda: trimsa.score_triplets(seqs, trip, mode=mode, scoring=aff,
+                                                     device="gpu"), 1 if quick else 3)
+            tl = timed(lambda: trimsa.score_triplets(seqs, trip, mode=mode, scoring=lin,
+                                                     device="gpu"), 1 if quick else 3)
+            rows.append(f"| {L} | {mode} | {T} | {c / ta / 1e12:.4f} | {c / tl / 1e12:.4f} | "
+                        f"{tl / ta:.3f} |")
+    for path in fastas:
+        seqs = read_sequences(path)
+        T = 20_000 if not quick else 2_000
+        trip = rng.integers(0, len(seqs), (T, 3)).astype(np.int32)
+        c = cells(seqs, trip)
+        ta = timed(lambda: trimsa.score_triplets(seqs, trip, scoring=aff, device="gpu"), 1)
+        tl = timed(lambda: trimsa.score_triplets(seqs, trip, scoring=lin, device="gpu"), 1)
+        rows.append(f"| mix of {Path(path).parent.name} (mean {seqs.lengths.mean():.0f}) | global | "
+                    f"{T} | {c / ta / 1e12:.4f} | {c / tl / 1e12:.4f} | {tl / ta:.3f} |")
+    return rows
+
+
+def ceiling(quick):
+    import cupy
+
+    from trimsa import kernels
+
+    src = kernels.source("triplet_affine.cu") + CEILING
+    mod = cupy.RawModule(code=src, options=("-std=c++17",), name_expressions=["affine_ceiling<4>"])
+    fn = mod.get_function("affine_ceiling<4>")
+    sms = cupy.cuda.runtime.getDeviceProperties(0)["multiProcessorCount"]
+    blocks, threads, iters = sms * 8, 256, 2000 if quick else 20000
+    out = cupy.empty(blocks * threads, dtype=np.int32)
+    args = (np.int32(iters), np.int32(-3), np.int32(-1), out)
+    fn((blocks,), (threads,), args)
+    cupy.cuda.Device().synchronize()
+    start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+    start.record()
+    fn((blocks,), (threads,), args)
+    stop.record()
+    stop.synchronize()
+    sec = cupy.cuda.get_elapsed_time(start, stop) / 1e3
+    return blocks * threads * iters * 4 / sec / 1e12, int(fn.num_regs)
+
+
+def cpu_rates(rng, quick):
+    rows = []
+    aff = Scoring.dna(gap_open=-3, gap_extend=-1)
+    lin = Scoring.dna(gap=-3)
+    L = 96 if quick else 128
+    T = 64 if quick else 512
+    seqs = random_set(rng, np.full(3 * T, L), _alphabet.DNA)
+    trip = np.arange(3 * T, dtype=np.int32).reshape(T, 3)
+    c = cells(seqs, trip)
+    ta = timed(lambda: trimsa.score_triplets(seqs, trip, scoring=aff, device="cpu"), 1)
+    tl = timed(lambda: trimsa.score_triplets(seqs, trip, scoring=lin, device="cpu"), 1)
+    Tt = max(8, T // 8)
+    letters = np.array(list("ACGT"))
+    named = as_sequence_set([(f"s{q}", "".join(letters[rng.integers(0, 4, L)]))
+                             for q in range(3 * Tt)])
+    tt = timed(lambda: trimsa.align_triplets(named, trip[:Tt], scoring=aff), 1)
+    ct = cells(named, trip[:Tt])
+    rows.append(f"| score, affine | {L} | {T} | {c / ta:.3e} |")
+    rows.append(f"| score, linear | {L} | {T} | {c / tl:.3e} |")
+    rows.append(f"| traceback (full cube), affine | {L} | {Tt} | {ct / tt:.3e} |")
+    return rows
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--fasta", nargs="*", default=[])
+    ap.add_argument("--out", default=str(RESULT))
+    args = ap.parse_args(argv)
+    import cupy
+    import numba
+
+    rng = np.random.default_rng(2026_11_24)
+    name = cupy.cuda.runtime.getDeviceProperties(0)["name"]
+    name = name.decode() if isinstance(name, bytes) else name
+    lines = [f"# Affine 3-way kernels: {name}, "
+             f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
+             f"command: python eval/bench_affine.py {' '.join(argv or sys.argv[1:])}",
+             f"host: {platform.node()}, python {platform.python_version()}, "
+             f"{numba.config.NUMBA_NUM_THREADS} CPU threads", ""]
+    rows, bad = correctness(rng, args.quick)
+    lines += ["## correctness (GPU == CPU, fresh random inputs)", "",
+              "| case | gap open/extend | mode | triplets | wrong |", "|---|---|---|---:|---:|"]
+    lines += rows
+    print("\n".join(lines), flush=True)
+    if bad:
+        print(f"FAILED: {bad} GPU scores differ from the CPU", file=sys.stderr)
+        return 1
+    rate, regs = ceiling(args.quick)
+    g = ["", "## GPU throughput (TCUPS; affine -3/-1 and linear -3, DNA, same batches)", "",
+         "| L | mode | triplets | affine TCUPS | linear TCUPS | affine/linear time ratio |",
+         "|---|---|---:|---:|---:|---:|"] + gpu_rates(rng, args.quick, args.fasta)
+    g += ["", f"Register-only ceiling of the affine cell (32 bits, {regs} registers): "
+          f"{rate:.3f} TCUPS", ""]
+    print("\n".join(g), flush=True)
+    if args.out:
+        Path(args.out).write_text("\n".join(lines + g) + "\n")
+    c = ["## CPU (all cores; cells per second)", "", "| what | L | triplets | cells/s |",
+         "|---|---|---:|---:|"] + cpu_rates(rng, args.quick)
+    print("\n".join(c), flush=True)
+    if args.out:
+        Path(args.out).write_text("\n".join(lines + g + c) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

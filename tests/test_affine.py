@@ -1,0 +1,280 @@
+"""The exact 3-way engine with natural affine gaps, against the brute-force reference."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import trimsa
+from trimsa.errors import OptionError
+from trimsa.scoring import MODES, Scoring
+from trimsa.triplet import _affine
+
+from .affine_reference import all_alignments, brute_force, natural_sp, rows_from_moves, slow_dp
+
+DNA = np.where(np.eye(4, dtype=bool), 1, -1).astype(np.int32)
+
+
+def _random_table(rng, k=4):
+    t = rng.integers(-3, 4, (k, k))
+    return np.minimum(t, t.T).astype(np.int32)
+
+
+def _seqs(rng, lo, hi, k=4):
+    return [rng.integers(0, k, int(rng.integers(lo, hi + 1))).astype(np.uint8) for _ in range(3)]
+
+
+def _kernel_score(a, b, c, table, go, ge, mode):
+    m = MODES.index(mode)
+    planes = _affine._planes(len(b), len(c))
+    best = np.empty(4, dtype=np.int64)
+    _affine.sweep(a, b, c, table, np.int32(go), np.int32(ge), m, m, 0, 0, False, planes,
+                  np.empty((1, 1, _affine.NS), np.int32), False, best)
+    return int(best[0])
+
+
+def _core_rows(seqs3, box, moves):
+    core = [s[box[d]:box[3 + d]] for d, s in enumerate(seqs3)]
+    return rows_from_moves(*core, tuple(int(m) for m in moves))
+
+
+# -- the recurrence itself -------------------------------------------------------
+
+def test_exports_are_the_best_transition_into_each_state():
+    """The hand-simplified export formulas equal the max over the definition's transitions."""
+    nxt, opens = _affine.transitions()
+    rng = np.random.default_rng(0)
+    X = np.empty(_affine.NS, dtype=np.int32)
+    for _ in range(500):
+        S = rng.integers(-40, 40, _affine.NS).astype(np.int32)
+        o = int(rng.integers(-6, 1))
+        _affine._exports(S, np.int32(o), X)
+        for s in range(_affine.NS):
+            m = _affine.MOVE[s]
+            want = max(int(S[q]) + int(opens[q, m]) * o for q in range(_affine.NS) if nxt[q, m] == s)
+            assert X[_affine.EXPORT[s]] == want
+        assert X[0] == S.max()
+
+
+def test_thirteen_states_are_closed_under_every_move():
+    nxt, _ = _affine.transitions()
+    assert (nxt[:, 1:] >= 0).all()
+    for s in range(_affine.NS):
+        for m in range(1, 8):
+            assert _affine.MOVE[nxt[s, m]] == m
+
+
+# -- optimality against enumeration ----------------------------------------------
+
+@pytest.mark.parametrize("mode", MODES)
+def test_kernel_optimum_equals_enumeration(mode):
+    rng = np.random.default_rng(MODES.index(mode))
+    limit = 3 if mode == "global" else 2
+    for trial in range(25):
+        a, b, c = _seqs(rng, 0, limit)
+        table = DNA if trial % 2 else _random_table(rng)
+        go, ge = int(rng.integers(-4, 1)), int(rng.integers(-3, 1))
+        best, _ = brute_force(a, b, c, table, go, ge, mode)
+        assert _kernel_score(a, b, c, table, go, ge, mode) == best
+
+
+def test_fixed_and_free_faces_agree_when_no_face_column_pays():
+    """docs/engine.md: with max(sub) + 2 gap_extend <= 0 the face rule changes nothing."""
+    rng = np.random.default_rng(7)
+    for _ in range(20):
+        a, b, c = _seqs(rng, 0, 2)
+        for mode in ("semiglobal", "local"):
+            fixed, _ = brute_force(a, b, c, DNA, -2, -1, mode)
+            free, _ = brute_force(a, b, c, DNA, -2, -1, mode, faces="free")
+            assert fixed == free
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_every_returned_alignment_is_optimal_and_rescores(mode):
+    rng = np.random.default_rng(10 + MODES.index(mode))
+    for trial in range(30):
+        a, b, c = _seqs(rng, 0, 3 if mode == "global" else 2)
+        table = DNA if trial % 2 else _random_table(rng)
+        go, ge = int(rng.integers(-4, 1)), int(rng.integers(-3, 1))
+        best, optima = brute_force(a, b, c, table, go, ge, mode, max_kept=1 << 30)
+        score, box, moves = _affine.align(a, b, c, table, go, ge, MODES.index(mode))
+        rows = _core_rows((a, b, c), box, moves)
+        assert natural_sp(rows, table, go, ge) == best
+        if score is not None:
+            assert score == best
+        found = ((tuple(box[:3]), tuple(box[3:]), tuple(int(m) for m in moves))
+                 in {(s, e, mv) for s, e, mv in optima})
+        assert found
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_divide_and_conquer_equals_full_cube(mode, monkeypatch):
+    """Quadratic-memory tracebacks (split layers, end/start sweeps) reach the same optimum."""
+    rng = np.random.default_rng(20 + MODES.index(mode))
+    cases = []
+    for trial in range(40):
+        a, b, c = _seqs(rng, 0, 9)
+        table = DNA if trial % 3 else _random_table(rng)
+        go, ge = int(rng.integers(-5, 1)), int(rng.integers(-3, 1))
+        cases.append((a, b, c, table, go, ge))
+    full = [_affine.align(*cs, MODES.index(mode)) for cs in cases]
+    monkeypatch.setattr(_affine, "CUBE_CELLS", 8)
+    for cs, (s_full, box_full, mv_full) in zip(cases, full):
+        a, b, c, table, go, ge = cs
+        want = slow_dp(a, b, c, table, go, ge, mode)
+        s, box, mv = _affine.align(*cs, MODES.index(mode))
+        assert natural_sp(_core_rows((a, b, c), box, mv), table, go, ge) == want
+        assert natural_sp(_core_rows((a, b, c), box_full, mv_full), table, go, ge) == want
+        if s is not None:
+            assert s == want == s_full
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text("ACGT", min_size=1, max_size=7), min_size=3, max_size=3),
+       st.integers(-5, 0), st.integers(-3, -1), st.sampled_from(MODES))
+def test_score_triplets_matches_the_slow_programme(strs, go, ge, mode):
+    sc = Scoring.dna(gap_open=go, gap_extend=ge)
+    got = trimsa.score_triplets(strs, [[0, 1, 2]], scoring=sc, mode=mode)
+    codes = [["ACGT".index(ch) for ch in s] for s in strs]
+    assert int(got[0]) == slow_dp(*codes, DNA, go, ge, mode)
+
+
+def test_linear_gaps_are_the_case_gap_open_zero():
+    rng = np.random.default_rng(3)
+    seqs = ["".join(rng.choice(list("ACGT"), int(rng.integers(1, 30)))) for _ in range(8)]
+    trip = trimsa.all_triplets(len(seqs))
+    for mode in MODES:
+        lin = trimsa.score_triplets(seqs, trip, scoring=Scoring.dna(gap=-2), mode=mode)
+        planes = []
+        for t in trip:
+            a, b, c = (np.array(["ACGT".index(ch) for ch in seqs[q]], np.uint8) for q in t)
+            planes.append(_kernel_score(a, b, c, DNA, 0, -2, mode))
+        assert lin.tolist() == planes
+
+
+def test_score_is_symmetric_in_the_three_sequences():
+    rng = np.random.default_rng(4)
+    seqs = ["".join(rng.choice(list("ACGT"), int(rng.integers(0, 25)))) for _ in range(3)]
+    sc = Scoring.dna(gap_open=-4, gap_extend=-1)
+    perms = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]]
+    for mode in MODES:
+        s = trimsa.score_triplets(seqs, perms, scoring=sc, mode=mode)
+        assert len(set(s.tolist())) == 1
+
+
+def test_batch_scores_equal_one_at_a_time_and_any_thread_count():
+    rng = np.random.default_rng(5)
+    seqs = ["".join(rng.choice(list("ACGT"), int(rng.integers(0, 40)))) for _ in range(9)]
+    sc = Scoring.dna(gap_open=-3, gap_extend=-1)
+    trip = trimsa.all_triplets(len(seqs))
+    for mode in MODES:
+        one = [int(trimsa.score_triplets(seqs, [t], scoring=sc, mode=mode)[0]) for t in trip]
+        for threads in (1, 2):
+            assert trimsa.score_triplets(seqs, trip, scoring=sc, mode=mode,
+                                         threads=threads).tolist() == one
+
+
+def test_enumeration_counts_match_the_3d_delannoy_numbers():
+    assert [sum(1 for _ in all_alignments(n, n, n)) for n in (1, 2)] == [13, 409]
+
+
+# -- the API -----------------------------------------------------------------------
+
+def test_align_triplet_with_affine_gaps():
+    sc = Scoring.dna(gap_open=-3, gap_extend=-1)
+    aln = trimsa.align_triplet("ACGTTTACGA", "ACGACGA", "ACGTTTACGGA", scoring=sc)
+    # one gap run of 3 in b (against a and c: 2 x (-3 - 3)) beats three runs of 1
+    assert aln.rows[1] == "ACG---AC-GA"
+    assert aln.score == trimsa.score_triplets(
+        ["ACGTTTACGA", "ACGACGA", "ACGTTTACGGA"], scoring=sc)[0]
+    codes = [[-1 if ch == "-" else "ACGT".index(ch) for ch in r] for r in aln.rows]
+    assert sc.sum_of_pairs(codes) == aln.score
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_align_triplets_batch_is_threaded_and_equal(mode):
+    rng = np.random.default_rng(6)
+    seqs = [("s%d" % q, "".join(rng.choice(list("ACGT"), int(rng.integers(5, 30)))))
+            for q in range(6)]
+    sc = Scoring.dna(gap_open=-2, gap_extend=-1)
+    trip = trimsa.all_triplets(6)
+    one = trimsa.align_triplets(seqs, trip, mode=mode, scoring=sc, threads=1)
+    two = trimsa.align_triplets(seqs, trip, mode=mode, scoring=sc, threads=2)
+    scores = trimsa.score_triplets(seqs, trip, mode=mode, scoring=sc)
+    assert [x.rows for x in one] == [x.rows for x in two]
+    assert [x.score for x in one] == scores.tolist()
+
+
+def test_sum_of_pairs_agrees_with_the_reference_scorer():
+    rng = np.random.default_rng(8)
+    sc = Scoring.dna(gap_open=-5, gap_extend=-2)
+    for _ in range(200):
+        a, b, c = _seqs(rng, 0, 6)
+        moves = next(iter(all_alignments(len(a), len(b), len(c))), ())
+        # a random alignment: a random walk through the cube
+        pos, mv = [0, 0, 0], []
+        L = (len(a), len(b), len(c))
+        while pos != list(L):
+            m = int(rng.integers(1, 8))
+            if all(pos[r] + ((m >> r) & 1) <= L[r] for r in range(3)):
+                mv.append(m)
+                pos = [pos[r] + ((m >> r) & 1) for r in range(3)]
+        rows = rows_from_moves(a, b, c, tuple(mv) if mv else moves)
+        assert sc.sum_of_pairs(rows) == natural_sp(rows, sc.table, -5, -2)
+
+
+def test_banded_kernels_and_triplet_distances_still_need_linear_gaps():
+    from trimsa.triplet import band_triplet_scores
+
+    sc = Scoring.dna(gap_open=-3, gap_extend=-1)
+    with pytest.raises(OptionError, match="the banded 3-way kernel takes linear gaps only"):
+        band_triplet_scores(["ACGT", "ACG", "AGT"], [[0, 1, 2]], scoring=sc)
+
+
+# -- GPU: bit-identical to the CPU -------------------------------------------------
+
+def _affine_cpu(seqs, trip, mode, sc):
+    out = np.empty(len(trip), dtype=np.int64)
+    _affine.score_batch(seqs.codes, seqs.offsets, np.asarray(trip, np.int32), sc.table,
+                        np.int32(sc.gap_open), np.int32(sc.gap_extend), mode, out, 8)
+    return out
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("lengths", [(1, 40), (30, 90), (60, 200)], ids=["short", "mid", "long"])
+def test_gpu_affine_scores_equal_cpu(mode, lengths):
+    from trimsa import alphabet
+    from tests.fakes import random_set
+
+    rng = np.random.default_rng(sum(lengths))
+    seqs = random_set(rng, rng.integers(lengths[0], lengths[1] + 1, 14), alphabet.DNA, k=15)
+    trip = rng.integers(0, len(seqs), (300, 3)).astype(np.int32)
+    m = MODES.index(mode)
+    for go, ge in ((-3, -1), (-1, -2), (-7, -1)):
+        sc = Scoring.dna(gap_open=go, gap_extend=ge)
+        gpu = trimsa.score_triplets(seqs, trip, mode=mode, scoring=sc, device="gpu")
+        assert gpu.tolist() == _affine_cpu(seqs, trip, m, sc).tolist()
+
+
+@pytest.mark.gpu
+def test_gpu_affine_protein_and_unusual_tables():
+    from trimsa import alphabet
+    from tests.fakes import random_set
+
+    rng = np.random.default_rng(11)
+    seqs = random_set(rng, rng.integers(5, 121, 10), alphabet.PROTEIN, k=24)
+    trip = rng.integers(0, len(seqs), (200, 3)).astype(np.int32)
+    for mode in MODES:
+        sc = Scoring.protein(gap_open=-10, gap_extend=-1)
+        gpu = trimsa.score_triplets(seqs, trip, mode=mode, scoring=sc, device="gpu")
+        assert gpu.tolist() == _affine_cpu(seqs, trip, MODES.index(mode), sc).tolist()
+
+
+@pytest.mark.gpu
+def test_gpu_affine_refuses_16_bits():
+    sc = Scoring.dna(gap_open=-3, gap_extend=-1)
+    with pytest.raises(OptionError, match="32 bits"):
+        trimsa.score_triplets(["ACGT", "ACG", "AGT"], scoring=sc, device="gpu", precision="int16")

@@ -1,0 +1,276 @@
+// Score-only exact 3-way alignment with natural affine gaps (global, semiglobal, local).
+//
+// The recurrence is the one of trimsa/triplet/_affine.py (docs/engine.md,
+// "Affine gaps"): 13 states per cell, and 13 exports per cell, each the best
+// state a successor can follow with that successor's gap openings paid.
+// Exports: 0 T (best state), 1 Ga (move - b c), 2 Gb (a - c), 3 Gc (a b -),
+// 4-6 Fa (a - -), 7-9 Fb (- b -), 10-12 Fc (- - c). Cell (i, j, k) reads
+//   T  of (i-1, j-1, k-1)   Gc of (i-1, j-1, k)   Gb of (i-1, j, k-1)
+//   Ga of (i, j-1, k-1)     Fa of (i-1, j, k)     Fb of (i, j-1, k)   Fc of (i, j, k-1).
+//
+// Layout. One warp scores one triplet at a time (A: layers i, B: rows j,
+// C: columns k). The (j, k) plane is cut into strips of TJ rows; a strip is
+// swept in chunks of 32 columns, lane q owning column k0 + q and the strip's
+// TJ cells of it, through every layer. Lane q works one layer behind lane
+// q - 1 (a wavefront), so the left neighbour's column at the same layer
+// arrives by warp shuffle. Between strips, the last row of a strip (Fb, Ga,
+// Gc, T of every (i, k)) goes through a per-warp buffer in global memory,
+// jface, stored by chunk and wavefront step (lane q of step t holds layer
+// t - q) so that the 32 lanes of a step touch one line per word; between chunks, the last lane's column (Ga, Fc, Gb, T of every
+// (i, j)) through kface. 32-bit values; scores are bounded by the caller
+// (|H| < 2^29) and NEG = -2^29 stays far from overflow.
+
+#define TRIMSA_FULL 0xffffffffu
+#define NEG (-(1 << 29))
+#define NSTATE 13
+
+__device__ __forceinline__ int mx(int a, int b) { return max(a, b); }
+__device__ __forceinline__ int mx3(int a, int b, int c) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    return __vimax3_s32(a, b, c);
+#else
+    return max(max(a, b), c);
+#endif
+}
+// max(a + b, c)
+__device__ __forceinline__ int addmax(int a, int b, int c) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    return __viaddmax_s32(a, b, c);
+#else
+    return max(a + b, c);
+#endif
+}
+
+// The 13 exports X of a cell with states S (o = gap_open <= 0).
+__device__ __forceinline__ void exports(const int (&S)[NSTATE], int o, int (&X)[NSTATE]) {
+    const int o2 = 2 * o;
+    const int A = mx3(S[4], S[5], S[6]);
+    const int B = mx3(S[7], S[8], S[9]);
+    const int C = mx3(S[10], S[11], S[12]);
+    const int T = mx3(mx3(S[0], S[1], S[2]), mx3(S[3], A, B), C);
+    X[0] = T;
+    X[1] = mx(addmax(T, o2, mx(B, C) + o), mx3(S[3], S[9], S[12]));
+    X[2] = mx(addmax(T, o2, mx(A, C) + o), mx3(S[2], S[6], S[11]));
+    X[3] = mx(addmax(T, o2, mx(A, B) + o), mx3(S[1], S[5], S[8]));
+    X[4] = addmax(mx(S[0], S[3]), o2, S[4]);
+    X[5] = addmax(mx(S[1], S[8]), o, addmax(B, o2, S[5]));
+    X[6] = addmax(mx(S[2], S[11]), o, addmax(C, o2, S[6]));
+    X[7] = addmax(mx(S[0], S[2]), o2, S[7]);
+    X[8] = addmax(mx(S[1], S[5]), o, addmax(A, o2, S[8]));
+    X[9] = addmax(mx(S[3], S[12]), o, addmax(C, o2, S[9]));
+    X[10] = addmax(mx(S[0], S[1]), o2, S[10]);
+    X[11] = addmax(mx(S[2], S[6]), o, addmax(A, o2, S[11]));
+    X[12] = addmax(mx(S[3], S[9]), o, addmax(B, o2, S[12]));
+}
+
+// Words per (i, k) of jface and per (i, row) of kface.
+#define FW 6
+
+template <int TJ>
+__global__ void __launch_bounds__(128)
+affine_score(const unsigned char* __restrict__ codes,
+             const long long* __restrict__ offsets,
+             const int* __restrict__ trip,     // (n, 3): A, B, C sequence indices
+             int n,
+             const int* __restrict__ subtab,   // (KP, KP)
+             int KP, int go, int ge, int mode,
+             int* __restrict__ jface, long long jface_words,   // per warp
+             int* __restrict__ kface, long long kface_words,   // per warp
+             long long* __restrict__ out,
+             int* __restrict__ next_item)
+{
+    __shared__ int sub_s[32 * 32];
+    for (int x = threadIdx.x; x < KP * KP; x += blockDim.x) sub_s[(x / KP) * 32 + x % KP] = subtab[x];
+    __syncthreads();
+    const int lane = threadIdx.x & 31;
+    const int gwarp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    int* jf = jface + (long long)gwarp * jface_words;
+    int* kf = kface + (long long)gwarp * kface_words;
+    const int e2 = 2 * ge;
+
+    for (;;) {
+        int item = 0;
+        if (lane == 0) item = atomicAdd(next_item, 1);
+        item = __shfl_sync(TRIMSA_FULL, item, 0);
+        if (item >= n) break;
+        const int ia = trip[3 * item], ib = trip[3 * item + 1], ic = trip[3 * item + 2];
+        const unsigned char* a = codes + offsets[ia];
+        const unsigned char* b = codes + offsets[ib];
+        const unsigned char* c = codes + offsets[ic];
+        const int la = (int)(offsets[ia + 1] - offsets[ia]);
+        const int lb = (int)(offsets[ib + 1] - offsets[ib]);
+        const int lc = (int)(offsets[ic + 1] - offsets[ic]);
+        int best = NEG;
+
+        for (int j0 = 0; j0 <= lb; j0 += TJ) {
+            for (int k0 = 0; k0 <= lc; k0 += 32) {
+                const int k = k0 + lane;
+                const bool col = k <= lc;
+                const int ck = (col && k > 0) ? c[k - 1] : 0;
+                int sbc[TJ], bres[TJ];
+#pragma unroll
+                for (int r = 0; r < TJ; ++r) {
+                    const int j = j0 + r;
+                    bres[r] = (j > 0 && j <= lb) ? b[j - 1] : 0;
+                    sbc[r] = sub_s[bres[r] * 32 + ck];
+                }
+                // own column, layer i-1: Fa and Gc of the strip's rows; Gc of the row above
+                int fa[TJ][3], gc[TJ], up_gc = NEG;
+                // left column, layer i-1: T and Gb (index 0: row above the strip, r + 1: row r)
+                int nt[TJ + 1], ngb[TJ + 1];
+#pragma unroll
+                for (int r = 0; r < TJ; ++r) {
+                    fa[r][0] = fa[r][1] = fa[r][2] = NEG;
+                    gc[r] = NEG;
+                }
+#pragma unroll
+                for (int r = 0; r <= TJ; ++r) nt[r] = ngb[r] = NEG;
+                // what this lane publishes for its right neighbour (layer i of column k)
+                int pga[TJ + 1], pt[TJ + 1], pgb[TJ + 1], pfc[TJ + 1][3];
+#pragma unroll
+                for (int r = 0; r <= TJ; ++r) {
+                    pga[r] = pt[r] = pgb[r] = NEG;
+                    pfc[r][0] = pfc[r][1] = pfc[r][2] = NEG;
+                }
+
+                for (int t = 0; t < la + 1 + 31; ++t) {
+                    const int i = t - lane;
+                    const bool live = col && i >= 0 && i <= la;
+                    // the left column at this layer (lane q - 1 published it last step)
+                    int cga[TJ + 1], ct[TJ + 1], cgb[TJ + 1], cfc[TJ + 1][3];
+#pragma unroll
+                    for (int r = 0; r <= TJ; ++r) {
+                        // row 0 (above the strip) carries Ga and T only
+                        cga[r] = __shfl_up_sync(TRIMSA_FULL, pga[r], 1);
+                        ct[r] = __shfl_up_sync(TRIMSA_FULL, pt[r], 1);
+                        cgb[r] = r ? __shfl_up_sync(TRIMSA_FULL, pgb[r], 1) : NEG;
+#pragma unroll
+                        for (int z = 0; z < 3; ++z)
+                            cfc[r][z] = r ? __shfl_up_sync(TRIMSA_FULL, pfc[r][z], 1) : NEG;
+                    }
+                    if (lane == 0) {
+                        if (k0 > 0 && i >= 0 && i <= la) {
+                            const int* src = kf + (long long)i * (TJ + 1) * FW;
+#pragma unroll
+                            for (int r = 0; r <= TJ; ++r) {
+                                cga[r] = src[r * FW + 0];
+                                ct[r] = src[r * FW + 1];
+                                cgb[r] = src[r * FW + 2];
+                                cfc[r][0] = src[r * FW + 3];
+                                cfc[r][1] = src[r * FW + 4];
+                                cfc[r][2] = src[r * FW + 5];
+                            }
+                        } else {
+#pragma unroll
+                            for (int r = 0; r <= TJ; ++r) {
+                                cga[r] = ct[r] = cgb[r] = NEG;
+                                cfc[r][0] = cfc[r][1] = cfc[r][2] = NEG;
+                            }
+                        }
+                    }
+                    if (live) {
+                        // the row above the strip at this layer (previous strip, or nothing)
+                        int ufb0 = NEG, ufb1 = NEG, ufb2 = NEG, uga = NEG, ugc = NEG, ut = NEG;
+                        // jface of this chunk, by step: word w of lane q at step t sits at
+                        // ((t * FW + w) * 32 + q), so that a warp's access is one 128-byte line
+                        int* jrow = jf + ((long long)(k0 >> 5) * (la + 32) + t) * FW * 32 + lane;
+                        if (j0 > 0) {
+                            ufb0 = jrow[0]; ufb1 = jrow[32]; ufb2 = jrow[64];
+                            uga = jrow[96]; ugc = jrow[128]; ut = jrow[160];
+                        }
+                        const int ai = i > 0 ? a[i - 1] : 0;
+                        const int sac = sub_s[ai * 32 + ck];
+                        // Fb of the row above (layer i), Gc of the row above (layer i-1)
+                        int fb0 = ufb0, fb1 = ufb1, fb2 = ufb2, gcu = up_gc;
+                        pga[0] = uga;
+                        pt[0] = ut;
+                        pgb[0] = NEG;
+                        pfc[0][0] = pfc[0][1] = pfc[0][2] = NEG;
+#pragma unroll
+                        for (int r = 0; r < TJ; ++r) {
+                            const int j = j0 + r;
+                            int X[NSTATE];
+                            if (j <= lb) {
+                                int S[NSTATE];
+                                const bool fresh = (mode == 0) ? (i == 0 && j == 0 && k == 0)
+                                                               : (i == 0 || j == 0 || k == 0);
+                                if (fresh) {
+#pragma unroll
+                                    for (int s = 0; s < NSTATE; ++s) S[s] = NEG;
+                                    S[0] = 0;
+                                } else {
+                                    const int sab = sub_s[ai * 32 + bres[r]];
+                                    S[0] = nt[r] + sab + sac + sbc[r];
+                                    S[1] = gcu + sab + e2;
+                                    S[2] = ngb[r + 1] + sac + e2;
+                                    S[3] = cga[r] + sbc[r] + e2;
+                                    S[4] = fa[r][0] + e2;
+                                    S[5] = fa[r][1] + e2;
+                                    S[6] = fa[r][2] + e2;
+                                    S[7] = fb0 + e2;
+                                    S[8] = fb1 + e2;
+                                    S[9] = fb2 + e2;
+                                    S[10] = cfc[r + 1][0] + e2;
+                                    S[11] = cfc[r + 1][1] + e2;
+                                    S[12] = cfc[r + 1][2] + e2;
+                                    if (mode == 2) S[0] = mx(S[0], 0);
+                                }
+                                exports(S, go, X);
+                                const bool read = (mode == 2) || (mode == 1 && (i == la || j == lb || k == lc))
+                                                  || (i == la && j == lb && k == lc);
+                                if (read) best = mx(best, X[0]);
+                            } else {
+#pragma unroll
+                                for (int s = 0; s < NSTATE; ++s) X[s] = NEG;
+                            }
+                            gcu = gc[r];          // Gc of this row, layer i-1, for the row below
+                            gc[r] = X[3];
+                            fa[r][0] = X[4]; fa[r][1] = X[5]; fa[r][2] = X[6];
+                            fb0 = X[7]; fb1 = X[8]; fb2 = X[9];
+                            pga[r + 1] = X[1];
+                            pt[r + 1] = X[0];
+                            pgb[r + 1] = X[2];
+                            pfc[r + 1][0] = X[10]; pfc[r + 1][1] = X[11]; pfc[r + 1][2] = X[12];
+                        }
+                        up_gc = ugc;
+                        // the strip's last row for the next strip (read above, same place)
+                        if (j0 + TJ <= lb) {
+                            jrow[0] = fb0; jrow[32] = fb1; jrow[64] = fb2;
+                            jrow[96] = pga[TJ]; jrow[128] = gc[TJ - 1]; jrow[160] = pt[TJ];
+                        }
+                        if (lane == 31 && k0 + 32 <= lc) {
+                            int* dst = kf + (long long)i * (TJ + 1) * FW;
+#pragma unroll
+                            for (int r = 0; r <= TJ; ++r) {
+                                dst[r * FW + 0] = pga[r];
+                                dst[r * FW + 1] = pt[r];
+                                dst[r * FW + 2] = pgb[r];
+                                dst[r * FW + 3] = pfc[r][0];
+                                dst[r * FW + 4] = pfc[r][1];
+                                dst[r * FW + 5] = pfc[r][2];
+                            }
+                        }
+                    } else {
+#pragma unroll
+                        for (int r = 0; r <= TJ; ++r) {
+                            pga[r] = pt[r] = pgb[r] = NEG;
+                            pfc[r][0] = pfc[r][1] = pfc[r][2] = NEG;
+                        }
+                    }
+                    // the left column's layer i becomes layer i-1 for the next step
+#pragma unroll
+                    for (int r = 0; r <= TJ; ++r) {
+                        nt[r] = ct[r];
+                        ngb[r] = cgb[r];
+                    }
+                    __syncwarp();
+                }
+            }
+        }
+        // warp maximum
+#pragma unroll
+        for (int d = 16; d > 0; d >>= 1) best = mx(best, __shfl_xor_sync(TRIMSA_FULL, best, d));
+        if (lane == 0) out[item] = best;
+        __syncwarp();
+    }
+}

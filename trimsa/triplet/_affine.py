@@ -1,0 +1,619 @@
+"""numba kernels of the exact 3-way dynamic programme with natural affine gaps.
+
+The recurrence and why it is exact are in docs/engine.md ("Affine gaps").
+In short: a cell ``(i, j, k)`` holds 13 states, one per possible *kind of the
+last non-null column of each pair* (:data:`KINDS`), and hands each of its
+successors one value, the best of its states with that successor's gap-open
+penalties already paid (an *export*, 13 of them per cell, :data:`EXPORT`).
+
+A sweep keeps two layers of exports, ``(lb + 2, lc + 2, 13)`` each: cell
+``(j, k)`` lives at ``[j + 1, k + 1]`` and the border row/column is NEG, so
+that missing predecessors need no test.
+
+Initialisation (``start``) and where the score is read (``end``) follow the
+linear kernels (:mod:`trimsa.triplet._cpu`): 0 global, 1 semiglobal (faces
+``i = 0``, ``j = 0``, ``k = 0`` hold a fresh start of score 0), 2 local (as
+semiglobal, and a fresh start of score 0 is possible in every cell).
+The tracebacks add three things to a global sweep: the state the origin
+starts in (``init``), faces that a path may not touch after its first cell
+(``forbid``, bit 0 for ``i = 0``, bit 1 ``j = 0``, bit 2 ``k = 0``), and
+far faces that end every path (``block``: reversed sweeps that look for where
+a semiglobal or local alignment starts).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import prange
+
+from .._numba import jit, pjit
+
+NEG = np.int32(-(1 << 29))
+#: Number of states (and of exports) per cell.
+NS = 13
+
+# Kind of a pair's last non-null column: 0 both rows have a residue, 1 the
+# first row of the pair has a residue and the second a gap, 2 the reverse.
+# Pairs in the order (a, b), (a, c), (b, c). State s has kinds KINDS[s] and
+# was entered by a column of move MOVE[s] (bit 0: a has a residue, bit 1 b,
+# bit 2 c); states 4-6, 7-9 and 10-12 are single-residue columns, which leave
+# the kind of the other two rows' pair as it was.
+KINDS = np.array([
+    (0, 0, 0),                        # 0  a b c
+    (0, 1, 1),                        # 1  a b -
+    (1, 0, 2),                        # 2  a - c
+    (2, 2, 0),                        # 3  - b c
+    (1, 1, 0), (1, 1, 1), (1, 1, 2),  # 4-6   a - -, (b, c) was 0 / 1 / 2
+    (2, 0, 1), (2, 1, 1), (2, 2, 1),  # 7-9   - b -, (a, c) was 0 / 1 / 2
+    (0, 2, 2), (1, 2, 2), (2, 2, 2),  # 10-12 - - c, (a, b) was 0 / 1 / 2
+], dtype=np.int8)
+MOVE = np.array([7, 3, 5, 6, 1, 1, 1, 2, 2, 2, 4, 4, 4], dtype=np.uint8)
+#: State s is entered from its predecessor's export EXPORT[s]: 0 is T (the
+#: best state), 1-3 the two-residue moves (b c, a c, a b), 4-12 the
+#: single-residue moves, one per kind the untouched pair keeps.
+EXPORT = np.arange(NS, dtype=np.int8)
+EXPORT[1], EXPORT[3] = 3, 1
+#: The fresh start: every pair's next gap opens (the kinds of state 0).
+FRESH = 0
+
+
+def transitions():
+    """``(nxt, opens)``, each ``(13, 8)``: the state after move ``m`` from state ``s``
+    and the number of gaps that move opens (-1 / 0 for moves that do not exist).
+
+    Written from the definition (kinds per pair), not from the export formulas
+    of :func:`_cell`; the tests check one against the other.
+    """
+    lookup = {tuple(int(x) for x in KINDS[s]): s for s in range(NS)}
+    nxt = np.full((NS, 8), -1, dtype=np.int8)
+    opens = np.zeros((NS, 8), dtype=np.int8)
+    pairs = ((0, 1), (0, 2), (1, 2))
+    for s in range(NS):
+        for m in range(1, 8):
+            kinds = []
+            n_open = 0
+            for p, (r1, r2) in enumerate(pairs):
+                h1, h2 = (m >> r1) & 1, (m >> r2) & 1
+                if h1 and h2:
+                    kinds.append(0)
+                elif h1 or h2:
+                    kind = 1 if h1 else 2
+                    n_open += int(KINDS[s, p]) != kind
+                    kinds.append(kind)
+                else:
+                    kinds.append(int(KINDS[s, p]))
+            nxt[s, m] = lookup[tuple(kinds)]
+            opens[s, m] = n_open
+    return nxt, opens
+
+
+def bonus_table(gap_open: int) -> np.ndarray:
+    """``(13, 13)``: ``-gap_open`` times the pairs whose gap run a forward state
+    ``s`` and a reversed state ``r`` share (the run crosses the cell where a
+    forward and a reversed sweep meet, and both sweeps paid its opening)."""
+    same = (KINDS[:, None, :] == KINDS[None, :, :]) & (KINDS[:, None, :] != 0)
+    return (-int(gap_open) * same.sum(axis=2)).astype(np.int32)
+
+
+@jit
+def _cell(Ep, Ec, j, k, sab, sac, sbc, e2, o, S):
+    """The 13 states of cell ``(j, k)`` of the current layer into ``S``.
+
+    ``Ep``/``Ec`` are the previous/current layer's exports (padded); ``sab``,
+    ``sac``, ``sbc`` the substitution scores of the cell's residues; ``e2`` =
+    2 gap_extend (every column gaps exactly two pairs, or none).
+    """
+    S[0] = Ep[j, k, 0] + sab + sac + sbc
+    S[1] = Ep[j, k + 1, 3] + sab + e2
+    S[2] = Ep[j + 1, k, 2] + sac + e2
+    S[3] = Ec[j, k, 1] + sbc + e2
+    for q in range(3):
+        S[4 + q] = Ep[j + 1, k + 1, 4 + q] + e2
+        S[7 + q] = Ec[j, k + 1, 7 + q] + e2
+        S[10 + q] = Ec[j + 1, k, 10 + q] + e2
+
+
+@jit
+def _exports(S, o, X):
+    """The 13 exports ``X`` of a cell with states ``S`` (``o`` = gap_open <= 0).
+
+    ``X[0]`` is the best state (the 3-residue move pays no opening); ``X[1]``,
+    ``X[2]``, ``X[3]`` feed the moves ``- b c``, ``a - c``, ``a b -``; ``X[4:7]``
+    the move ``a - -`` into its states 4-6, ``X[7:10]`` and ``X[10:13]`` the
+    same for ``b`` and ``c``. Each is the best over the states it can follow,
+    less ``o`` for every gap the move opens from that state.
+    """
+    o2 = 2 * o
+    A = max(S[4], max(S[5], S[6]))
+    B = max(S[7], max(S[8], S[9]))
+    C = max(S[10], max(S[11], S[12]))
+    T = max(max(max(S[0], S[1]), max(S[2], S[3])), max(A, max(B, C)))
+    X[0] = T
+    X[1] = max(max(T + o2, max(B, C) + o), max(S[3], max(S[9], S[12])))
+    X[2] = max(max(T + o2, max(A, C) + o), max(S[2], max(S[6], S[11])))
+    X[3] = max(max(T + o2, max(A, B) + o), max(S[1], max(S[5], S[8])))
+    X[4] = max(S[4], max(S[0], S[3]) + o2)
+    X[5] = max(S[5], max(max(S[1], S[8]) + o, B + o2))
+    X[6] = max(S[6], max(max(S[2], S[11]) + o, C + o2))
+    X[7] = max(S[7], max(S[0], S[2]) + o2)
+    X[8] = max(S[8], max(max(S[1], S[5]) + o, A + o2))
+    X[9] = max(S[9], max(max(S[3], S[12]) + o, C + o2))
+    X[10] = max(S[10], max(S[0], S[1]) + o2)
+    X[11] = max(S[11], max(max(S[2], S[6]) + o, A + o2))
+    X[12] = max(S[12], max(max(S[3], S[9]) + o, B + o2))
+
+
+@jit
+def _layer(i, a, b, c, sub, o, e2, start, init, forbid, block, Ep, Ec, S, Sl, keep):
+    """Exports of layer ``i`` into ``Ec`` (padded) from layer ``i - 1`` in ``Ep``.
+
+    With ``keep`` the states of every cell also go to ``Sl[j, k, :]``.
+    """
+    la = a.shape[0]
+    lb = b.shape[0]
+    lc = c.shape[0]
+    ai = a[i - 1] if i > 0 else 0
+    for j in range(lb + 1):
+        bj = b[j - 1] if j > 0 else 0
+        sab = sub[ai, bj]
+        for k in range(lc + 1):
+            ck = c[k - 1] if k > 0 else 0
+            face = i == 0 or j == 0 or k == 0
+            if start != 0 and face:
+                S[:] = NEG
+                S[FRESH] = 0
+            elif start == 0 and i == 0 and j == 0 and k == 0:
+                S[:] = NEG
+                S[init] = 0
+            elif start == 0 and ((forbid & 1 and i == 0) or (forbid & 2 and j == 0)
+                                 or (forbid & 4 and k == 0)):
+                S[:] = NEG
+            else:
+                _cell(Ep, Ec, j, k, sab, sub[ai, ck], sub[bj, ck], e2, o, S)
+                if start == 2:
+                    S[FRESH] = max(S[FRESH], 0)
+            X = Ec[j + 1, k + 1]
+            _exports(S, o, X)
+            if block and (i == la or j == lb or k == lc):
+                X[1:] = NEG
+            if keep:
+                Sl[j, k, :] = S
+
+
+@jit
+def _read(end, i, la, Ec, best):
+    """Fold the cells of layer ``i`` that rule ``end`` reads into ``best`` (score, i, j, k).
+
+    Ties keep the first cell in (i, j, k) order.
+    """
+    lb = Ec.shape[0] - 2
+    lc = Ec.shape[1] - 2
+    if end == 0 and i != la:
+        return
+    for j in range(lb + 1):
+        for k in range(lc + 1):
+            if end == 0 and (j != lb or k != lc):
+                continue
+            if end == 1 and i != la and j != lb and k != lc:
+                continue
+            v = Ec[j + 1, k + 1, 0]
+            if v > best[0]:
+                best[0] = v
+                best[1] = i
+                best[2] = j
+                best[3] = k
+
+
+@jit
+def _planes(lb, lc):
+    p = np.empty((2, lb + 2, lc + 2, NS), dtype=np.int32)
+    p[:, 0, :, :] = NEG
+    p[:, :, 0, :] = NEG
+    return p
+
+
+@jit
+def sweep(a, b, c, sub, o, e, start, end, init, forbid, block, planes, Sl, keep, best):
+    """Sweep the cube in two layers of ``planes`` (from :func:`_planes`).
+
+    ``best`` receives ``(score, i, j, k)`` of the cell rule ``end`` reads; with
+    ``keep`` the states of the last layer are left in ``Sl`` (``(lb+1, lc+1, 13)``).
+    """
+    la = a.shape[0]
+    e2 = np.int32(2 * e)
+    S = np.empty(NS, dtype=np.int32)
+    best[0] = np.iinfo(np.int64).min
+    best[1] = 0
+    best[2] = 0
+    best[3] = 0
+    Ep = planes[0]
+    Ec = planes[1]
+    Ep[:, :, :] = NEG
+    for i in range(la + 1):
+        _layer(i, a, b, c, sub, o, e2, start, init, forbid, block, Ep, Ec, S, Sl,
+               keep and i == la)
+        _read(end, i, la, Ec, best)
+        Ep, Ec = Ec, Ep
+
+
+@pjit
+def score_batch(codes, offsets, trip, sub, o, e, mode, out, nchunks):
+    """Scores of many triplets, in parallel over ``nchunks`` interleaved chunks.
+
+    Each triplet is reordered so that its longest sequence runs along ``k``
+    (the score does not depend on the order of the three).
+    """
+    T = trip.shape[0]
+    for ch in prange(nchunks):
+        lbm = 0
+        lcm = 0
+        for t in range(ch, T, nchunks):
+            l0 = offsets[trip[t, 0] + 1] - offsets[trip[t, 0]]
+            l1 = offsets[trip[t, 1] + 1] - offsets[trip[t, 1]]
+            l2 = offsets[trip[t, 2] + 1] - offsets[trip[t, 2]]
+            hi = max(l0, max(l1, l2))
+            mid = l0 + l1 + l2 - hi - min(l0, min(l1, l2))
+            lbm = max(lbm, mid)
+            lcm = max(lcm, hi)
+        planes = _planes(lbm, lcm)
+        Sl = np.empty((1, 1, NS), dtype=np.int32)
+        best = np.empty(4, dtype=np.int64)
+        for t in range(ch, T, nchunks):
+            s0 = trip[t, 0]
+            s1 = trip[t, 1]
+            s2 = trip[t, 2]
+            l0 = offsets[s0 + 1] - offsets[s0]
+            l1 = offsets[s1 + 1] - offsets[s1]
+            l2 = offsets[s2 + 1] - offsets[s2]
+            if l0 > l1:
+                s0, s1 = s1, s0
+                l0, l1 = l1, l0
+            if l1 > l2:
+                s1, s2 = s2, s1
+                l1, l2 = l2, l1
+            if l0 > l1:
+                s0, s1 = s1, s0
+                l0, l1 = l1, l0
+            a = codes[offsets[s0]:offsets[s0 + 1]]
+            b = codes[offsets[s1]:offsets[s1 + 1]]
+            c = codes[offsets[s2]:offsets[s2 + 1]]
+            # the planes hold the largest triplet; reset the border of this one's shape
+            p = planes[:, :l1 + 2, :l2 + 2, :]
+            p[:, 0, :, :] = NEG
+            p[:, :, 0, :] = NEG
+            sweep(a, b, c, sub, o, e, mode, mode, 0, 0, False, p, Sl, False, best)
+            out[t] = best[0]
+
+
+# -- full cubes and tracebacks --------------------------------------------------
+
+@jit
+def fill_cube(a, b, c, sub, o, e, start, init, forbid, cube, best):
+    """Every layer's exports into ``cube`` (``(la+1, lb+2, lc+2, 13)``, border NEG)."""
+    la = a.shape[0]
+    e2 = np.int32(2 * e)
+    S = np.empty(NS, dtype=np.int32)
+    Sl = np.empty((1, 1, NS), dtype=np.int32)
+    neg = np.full(cube.shape[1:], NEG, dtype=np.int32)
+    best[0] = np.iinfo(np.int64).min
+    best[1] = 0
+    best[2] = 0
+    best[3] = 0
+    cube[:, 0, :, :] = NEG
+    cube[:, :, 0, :] = NEG
+    for i in range(la + 1):
+        Ep = neg if i == 0 else cube[i - 1]
+        _layer(i, a, b, c, sub, o, e2, start, init, forbid, False, Ep, cube[i], S, Sl, False)
+        _read(start, i, la, cube[i], best)
+
+
+@jit
+def cell_states(a, b, c, sub, o, e, start, init, forbid, cube, i, j, k, S):
+    """The 13 states of cell ``(i, j, k)`` of a filled cube, recomputed into ``S``."""
+    e2 = np.int32(2 * e)
+    if start != 0 and (i == 0 or j == 0 or k == 0):
+        S[:] = NEG
+        S[FRESH] = 0
+        return
+    if start == 0 and i == 0 and j == 0 and k == 0:
+        S[:] = NEG
+        S[init] = 0
+        return
+    if start == 0 and ((forbid & 1 and i == 0) or (forbid & 2 and j == 0)
+                       or (forbid & 4 and k == 0)):
+        S[:] = NEG
+        return
+    ai = a[i - 1] if i > 0 else 0
+    bj = b[j - 1] if j > 0 else 0
+    ck = c[k - 1] if k > 0 else 0
+    if i == 0:
+        Ep = np.full(cube.shape[1:], NEG, dtype=np.int32)
+    else:
+        Ep = cube[i - 1]
+    _cell(Ep, cube[i], j, k, sub[ai, bj], sub[ai, ck], sub[bj, ck], e2, o, S)
+    if start == 2:
+        S[FRESH] = max(S[FRESH], 0)
+
+
+@jit
+def _column(m, x, y, z, sub, e):
+    """Substitution and extension part of a column of move ``m`` (no openings)."""
+    s = 0
+    if m & 1 and m & 2:
+        s += sub[x, y]
+    if m & 1 and m & 4:
+        s += sub[x, z]
+    if m & 2 and m & 4:
+        s += sub[y, z]
+    if m != 7:
+        s += 2 * e
+    return s
+
+
+@jit
+def trace(a, b, c, sub, o, e, start, init, forbid, cube, end_cell, end_state, nxt, opens,
+          moves, first):
+    """Trace an optimal path back from ``end_cell`` in state ``end_state``.
+
+    Stops at the origin (global), on a face (semiglobal, local) or in a fresh
+    start of score 0 (local). Moves go to ``moves[:n]`` in forward order, the
+    start cell to ``first``; returns ``n`` (-1 if the cube is inconsistent).
+    Ties take the predecessor state with the lowest number.
+    """
+    i = end_cell[0]
+    j = end_cell[1]
+    k = end_cell[2]
+    s = end_state
+    S = np.empty(NS, dtype=np.int32)
+    P = np.empty(NS, dtype=np.int32)
+    buf = np.empty(a.shape[0] + b.shape[0] + c.shape[0], dtype=np.uint8)
+    n = 0
+    while True:
+        if start == 0 and i == 0 and j == 0 and k == 0:
+            if s != init:
+                return -1
+            break
+        if start != 0 and (i == 0 or j == 0 or k == 0):
+            break
+        cell_states(a, b, c, sub, o, e, start, init, forbid, cube, i, j, k, S)
+        if start == 2 and s == FRESH and S[FRESH] == 0:
+            break
+        m = MOVE[s]
+        di = m & 1
+        dj = (m >> 1) & 1
+        dk = (m >> 2) & 1
+        pi = i - di
+        pj = j - dj
+        pk = k - dk
+        if pi < 0 or pj < 0 or pk < 0:
+            return -1
+        x = a[pi] if di else 0
+        y = b[pj] if dj else 0
+        z = c[pk] if dk else 0
+        need = S[s] - _column(m, x, y, z, sub, e)
+        cell_states(a, b, c, sub, o, e, start, init, forbid, cube, pi, pj, pk, P)
+        found = -1
+        for q in range(NS):
+            if nxt[q, m] == s and P[q] > NEG // 2 and P[q] + opens[q, m] * o == need:
+                found = q
+                break
+        if found < 0:
+            return -1
+        buf[n] = m
+        n += 1
+        i = pi
+        j = pj
+        k = pk
+        s = found
+    first[0] = i
+    first[1] = j
+    first[2] = k
+    for t in range(n):
+        moves[t] = buf[n - 1 - t]
+    return n
+
+
+@jit
+def align_cube(a, b, c, sub, o, e, start, init, forbid, bonus, nxt, opens):
+    """One triplet through a full cube: ``(score, box, moves, final state)``.
+
+    Global with ``init``/``forbid``: the end state is the best of
+    ``state + bonus[state]`` (``bonus`` from the reversed state after the box).
+    Semiglobal/local: the cell the mode reads, its best state.
+    """
+    la = a.shape[0]
+    lb = b.shape[0]
+    lc = c.shape[0]
+    cube = np.empty((la + 1, lb + 2, lc + 2, NS), dtype=np.int32)
+    best = np.empty(4, dtype=np.int64)
+    fill_cube(a, b, c, sub, o, e, start, init, forbid, cube, best)
+    S = np.empty(NS, dtype=np.int32)
+    cell_states(a, b, c, sub, o, e, start, init, forbid, cube, best[1], best[2], best[3], S)
+    es = 0
+    ev = np.iinfo(np.int64).min
+    for q in range(NS):
+        v = np.int64(S[q]) + (bonus[q] if start == 0 else 0)
+        if v > ev:
+            ev = v
+            es = q
+    moves = np.zeros(la + lb + lc, dtype=np.uint8)
+    first = np.zeros(3, dtype=np.int64)
+    n = trace(a, b, c, sub, o, e, start, init, forbid, cube, best[1:], es, nxt, opens,
+              moves, first)
+    box = np.empty(6, dtype=np.int64)
+    box[0] = first[0]
+    box[1] = first[1]
+    box[2] = first[2]
+    box[3] = best[1]
+    box[4] = best[2]
+    box[5] = best[3]
+    return ev, box, moves[:max(n, 0)].copy(), es, n
+
+
+@jit
+def last_states(a, b, c, sub, o, e, init, forbid):
+    """States ``(lb+1, lc+1, 13)`` of the last layer of a global sweep."""
+    lb = b.shape[0]
+    lc = c.shape[0]
+    planes = _planes(lb, lc)
+    Sl = np.empty((lb + 1, lc + 1, NS), dtype=np.int32)
+    best = np.empty(4, dtype=np.int64)
+    sweep(a, b, c, sub, o, e, 0, 0, init, forbid, False, planes, Sl, True, best)
+    return Sl
+
+
+@jit
+def best_join(F, R, bonus):
+    """The best ``F[j, k, s] + R[lb - j, lc - k, r] + bonus[s, r]``: ``(value, j, k, s, r)``.
+
+    Ties keep the first ``(j, k, s, r)`` in that order.
+    """
+    lb = F.shape[0] - 1
+    lc = F.shape[1] - 1
+    bv = np.iinfo(np.int64).min
+    bj = 0
+    bk = 0
+    bs = 0
+    br = 0
+    for j in range(lb + 1):
+        for k in range(lc + 1):
+            f = F[j, k]
+            r = R[lb - j, lc - k]
+            for s in range(NS):
+                if f[s] <= NEG // 2:
+                    continue
+                for q in range(NS):
+                    v = np.int64(f[s]) + r[q] + bonus[s, q]
+                    if v > bv:
+                        bv = v
+                        bj = j
+                        bk = k
+                        bs = s
+                        br = q
+    return bv, bj, bk, bs, br
+
+
+@jit
+def end_and_start(a, b, c, sub, o, e, mode):
+    """Score, end cell and start cell of a semiglobal/local alignment by two sweeps.
+
+    The end comes from the forward sweep; the start from a sweep of the
+    reversed prefixes from the end cell (a fresh start there, no floor) in
+    which cells on the near faces of the forward cube end every path: exactly
+    the paths the forward sweep allows.
+    """
+    lb = b.shape[0]
+    lc = c.shape[0]
+    planes = _planes(lb, lc)
+    Sl = np.empty((1, 1, NS), dtype=np.int32)
+    best = np.empty(4, dtype=np.int64)
+    sweep(a, b, c, sub, o, e, mode, mode, 0, 0, False, planes, Sl, False, best)
+    score = best[0]
+    end = best[1:].copy()
+    ra = a[:end[0]][::-1].copy()
+    rb = b[:end[1]][::-1].copy()
+    rc = c[:end[2]][::-1].copy()
+    p = planes[:, :end[1] + 2, :end[2] + 2, :]
+    p[:, 0, :, :] = NEG
+    p[:, :, 0, :] = NEG
+    sweep(ra, rb, rc, sub, o, e, 0, mode, FRESH, 0, True, p, Sl, False, best)
+    start = np.empty(3, dtype=np.int64)
+    for d in range(3):
+        start[d] = end[d] - best[1 + d]
+    return score, end, start
+
+
+# -- alignments in quadratic memory (Python drivers of the kernels above) -------
+
+#: Largest cube (cells) traced back in full (13 int32 exports per cell, 54 MB).
+CUBE_CELLS = 1 << 20
+
+_NXT, _OPENS = transitions()
+_PERMS = {}
+
+
+def _frame(order):
+    """``(fwd, back)`` state maps for sequences renamed ``new[r] = old[order[r]]``."""
+    key = tuple(int(x) for x in order)
+    if key not in _PERMS:
+        lookup = {tuple(int(x) for x in KINDS[s]): s for s in range(NS)}
+        pairs = ((0, 1), (0, 2), (1, 2))
+        fwd = np.empty(NS, dtype=np.int64)
+        for s in range(NS):
+            kinds = []
+            for r1, r2 in pairs:
+                o1, o2 = key[r1], key[r2]
+                kind = int(KINDS[s, pairs.index((min(o1, o2), max(o1, o2)))])
+                if o1 > o2 and kind:
+                    kind = 3 - kind
+                kinds.append(kind)
+            fwd[s] = lookup[tuple(kinds)]
+        back = np.empty(NS, dtype=np.int64)
+        back[fwd] = np.arange(NS)
+        _PERMS[key] = (fwd, back)
+    return _PERMS[key]
+
+
+def global_moves(a, b, c, sub, o, e, s_in=FRESH, r_out=FRESH, forbid=0):
+    """Moves of an optimal global alignment and the state it ends in.
+
+    ``s_in`` is the state before the first column, ``r_out`` the reversed
+    state after the last (the kinds of the first non-null column of each pair
+    that follows); ``forbid`` faces the path may not touch after its start.
+    Small cubes are traced in full; larger ones split the longest sequence in
+    the middle: the best ``F[s] + R[r] + bonus[s, r]`` over the middle layer
+    (forward states of the prefix, reversed states of the suffix) is a cell
+    of an optimal path, and the halves are solved the same way (quadratic
+    memory).
+    """
+    la, lb, lc = len(a), len(b), len(c)
+    bonus = bonus_table(o)
+    if (la + 1) * (lb + 1) * (lc + 1) <= CUBE_CELLS or max(la, lb, lc) <= 1:
+        _, _, moves, es, n = align_cube(a, b, c, sub, np.int32(o), np.int32(e), 0, s_in, forbid,
+                                        bonus[:, r_out].astype(np.int64), _NXT, _OPENS)
+        if n < 0:
+            raise AssertionError("internal error: affine traceback left the optimal path")
+        return moves, int(es)
+    order = np.argsort([-la, -lb, -lc], kind="stable")
+    fwd, back = _frame(order)
+    x, y, z = ((a, b, c)[q] for q in order)
+    fb = sum(1 << d for d in range(3) if forbid >> int(order[d]) & 1)
+    mid = len(x) // 2
+    F = last_states(x[:mid], y, z, sub, np.int32(o), np.int32(e), int(fwd[s_in]), fb)
+    R = last_states(x[mid:][::-1].copy(), y[::-1].copy(), z[::-1].copy(), sub, np.int32(o),
+                    np.int32(e), int(fwd[r_out]), 0)
+    _, j, k, s, r = best_join(F, R, bonus)
+    left, x1 = global_moves(x[:mid], y[:j], z[:k], sub, o, e, int(fwd[s_in]), int(r), fb)
+    fr = (2 if fb & 2 and j == 0 else 0) | (4 if fb & 4 and k == 0 else 0)
+    right, x2 = global_moves(x[mid:], y[j:], z[k:], sub, o, e, x1, int(fwd[r_out]), fr)
+    moves = np.concatenate([left, right])
+    out = np.zeros_like(moves)
+    for src, dst in enumerate(order):
+        out |= (((moves >> src) & 1) << int(dst)).astype(np.uint8)
+    return out, int(back[x2])
+
+
+def align(a, b, c, sub, o, e, mode):
+    """``(score, box, moves)`` of an optimal alignment in ``mode`` (0, 1, 2), quadratic memory.
+
+    Semiglobal and local: the core's end and start come from a forward and a
+    reversed sweep (:func:`end_and_start`), and the core is aligned globally
+    between them, with the faces of the cube it starts on forbidden.
+    """
+    la, lb, lc = len(a), len(b), len(c)
+    if mode == 0:
+        moves, _ = global_moves(a, b, c, sub, o, e)
+        return None, (0, 0, 0, la, lb, lc), moves
+    if (la + 1) * (lb + 1) * (lc + 1) <= CUBE_CELLS:
+        score, box, moves, _, n = align_cube(a, b, c, sub, np.int32(o), np.int32(e), mode, FRESH,
+                                             0, np.zeros(NS, np.int64), _NXT, _OPENS)
+        if n < 0:
+            raise AssertionError("internal error: affine traceback left the optimal path")
+        return int(score), tuple(int(v) for v in box), moves
+    score, end, start = end_and_start(a, b, c, sub, np.int32(o), np.int32(e), mode)
+    s0 = [int(v) for v in start]
+    e0 = [int(v) for v in end]
+    forbid = sum(1 << d for d in range(3) if s0[d] == 0)
+    core = [q[s0[d]:e0[d]] for d, q in enumerate((a, b, c))]
+    moves, _ = global_moves(*core, sub, o, e, FRESH, FRESH, forbid)
+    return int(score), (*s0, *e0), moves
