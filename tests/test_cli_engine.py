@@ -95,6 +95,30 @@ def test_align3_global_reaches_reference_optimum(tmp_path, capsys):
     assert ref.alignment_score(rows, enc, sc.table.tolist(), sc.gap) == _ref(seqs, sc, "global")
 
 
+@pytest.mark.parametrize("mode", ["global", "semiglobal", "local"])
+def test_align3_and_triplets_with_affine_gaps(tmp_path, capsys, mode):
+    from .affine_reference import slow_dp
+
+    rng = np.random.default_rng(12)
+    seqs = ["".join(rng.choice(list("ACGT"), rng.integers(4, 12))) for _ in range(3)]
+    fa = tmp_path / "in.fa"
+    fa.write_text("".join(f">s{i}\n{s}\n" for i, s in enumerate(seqs)))
+    gaps = ["--gap-open", "-4", "--gap-extend", "-1", "--mode", mode]
+    assert main(["align3", str(fa), *gaps]) == 0
+    cap = capsys.readouterr()
+    rows = [line for line in cap.out.splitlines() if not line.startswith(">")]
+    score = int(cap.err.strip().split()[-1])
+    codes = [["ACGT".index(ch) for ch in s] for s in seqs]
+    sc = Scoring.dna(gap_open=-4, gap_extend=-1)
+    assert score == slow_dp(*codes, sc.table, -4, -1, mode)
+    if mode == "global":
+        assert sc.sum_of_pairs([[-1 if ch == "-" else "ACGT".index(ch) for ch in r]
+                                for r in rows]) == score
+    out = tmp_path / "t.tsv"
+    assert main(["triplets", str(fa), "-o", str(out), *gaps]) == 0
+    assert out.read_text().splitlines()[-1].split("\t")[-1] == str(score)
+
+
 BAD_INPUTS = [
     pytest.param("hello world\n", "not a FASTA file", id="not-fasta"),
     pytest.param("", "empty", id="empty-file"),
