@@ -27,6 +27,7 @@ import numpy as np
 from numba import prange
 
 from .._numba import jit, pjit
+from ._cpu import by_length
 
 NEG = np.int32(-(1 << 29))
 #: Number of states (and of exports) per cell.
@@ -248,32 +249,14 @@ def score_batch(codes, offsets, trip, sub, o, e, mode, out, nchunks):
         lbm = 0
         lcm = 0
         for t in range(ch, T, nchunks):
-            l0 = offsets[trip[t, 0] + 1] - offsets[trip[t, 0]]
-            l1 = offsets[trip[t, 1] + 1] - offsets[trip[t, 1]]
-            l2 = offsets[trip[t, 2] + 1] - offsets[trip[t, 2]]
-            hi = max(l0, max(l1, l2))
-            mid = l0 + l1 + l2 - hi - min(l0, min(l1, l2))
+            _, _, _, _, mid, hi = by_length(offsets, trip[t, 0], trip[t, 1], trip[t, 2])
             lbm = max(lbm, mid)
             lcm = max(lcm, hi)
         planes = _planes(lbm, lcm)
         Sl = np.empty((1, 1, NS), dtype=np.int32)
         best = np.empty(4, dtype=np.int64)
         for t in range(ch, T, nchunks):
-            s0 = trip[t, 0]
-            s1 = trip[t, 1]
-            s2 = trip[t, 2]
-            l0 = offsets[s0 + 1] - offsets[s0]
-            l1 = offsets[s1 + 1] - offsets[s1]
-            l2 = offsets[s2 + 1] - offsets[s2]
-            if l0 > l1:
-                s0, s1 = s1, s0
-                l0, l1 = l1, l0
-            if l1 > l2:
-                s1, s2 = s2, s1
-                l1, l2 = l2, l1
-            if l0 > l1:
-                s0, s1 = s1, s0
-                l0, l1 = l1, l0
+            s0, s1, s2, _, l1, l2 = by_length(offsets, trip[t, 0], trip[t, 1], trip[t, 2])
             a = codes[offsets[s0]:offsets[s0 + 1]]
             b = codes[offsets[s1]:offsets[s1 + 1]]
             c = codes[offsets[s2]:offsets[s2 + 1]]

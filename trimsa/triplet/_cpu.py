@@ -292,6 +292,27 @@ def trace_cube(a, b, c, sub, gap, cube, start, end_cell, moves, first):
     return n
 
 
+@jit
+def by_length(offsets, s0, s1, s2):
+    """The three sequence indices shortest first, and their lengths: ``(s0, s1, s2, l0, l1, l2)``.
+
+    Ties keep the given order (three compare-and-swap steps).
+    """
+    l0 = offsets[s0 + 1] - offsets[s0]
+    l1 = offsets[s1 + 1] - offsets[s1]
+    l2 = offsets[s2 + 1] - offsets[s2]
+    if l0 > l1:
+        s0, s1 = s1, s0
+        l0, l1 = l1, l0
+    if l1 > l2:
+        s1, s2 = s2, s1
+        l1, l2 = l2, l1
+    if l0 > l1:
+        s0, s1 = s1, s0
+        l0, l1 = l1, l0
+    return s0, s1, s2, l0, l1, l2
+
+
 @pjit
 def score_batch(codes, offsets, trip, sub, gap, start, end, out, nchunks):
     """Scores of many triplets, in parallel over ``nchunks`` interleaved chunks.
@@ -304,32 +325,13 @@ def score_batch(codes, offsets, trip, sub, gap, start, end, out, nchunks):
         # buffers sized for the largest triplet of this chunk
         nmax = 1
         for t in range(ch, T, nchunks):
-            l0 = offsets[trip[t, 0] + 1] - offsets[trip[t, 0]]
-            l1 = offsets[trip[t, 1] + 1] - offsets[trip[t, 1]]
-            l2 = offsets[trip[t, 2] + 1] - offsets[trip[t, 2]]
-            lo = min(l0, min(l1, l2))
-            hi = max(l0, max(l1, l2))
-            mid = l0 + l1 + l2 - lo - hi
+            _, _, _, _, mid, hi = by_length(offsets, trip[t, 0], trip[t, 1], trip[t, 2])
             nmax = max(nmax, (mid + 1) * (hi + 1))
         planes = np.empty((2, nmax), dtype=np.int32)
         best = np.empty(4, dtype=np.int64)
         for t in range(ch, T, nchunks):
-            s0 = trip[t, 0]
-            s1 = trip[t, 1]
-            s2 = trip[t, 2]
-            # order by length: shortest -> a, longest -> c
-            l0 = offsets[s0 + 1] - offsets[s0]
-            l1 = offsets[s1 + 1] - offsets[s1]
-            l2 = offsets[s2 + 1] - offsets[s2]
-            if l0 > l1:
-                s0, s1 = s1, s0
-                l0, l1 = l1, l0
-            if l1 > l2:
-                s1, s2 = s2, s1
-                l1, l2 = l2, l1
-            if l0 > l1:
-                s0, s1 = s1, s0
-                l0, l1 = l1, l0
+            # shortest -> a, longest -> c
+            s0, s1, s2, _, _, _ = by_length(offsets, trip[t, 0], trip[t, 1], trip[t, 2])
             a = codes[offsets[s0]:offsets[s0 + 1]]
             b = codes[offsets[s1]:offsets[s1 + 1]]
             c = codes[offsets[s2]:offsets[s2 + 1]]
