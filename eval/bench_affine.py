@@ -20,10 +20,12 @@ One command::
 4. CPU: affine and linear score rates on all cores, and the affine traceback
    rate (``align_triplets``), in cells per second.
 
+5. With ``--ncu``: thread instructions per cell of the score kernel (one
+   batch at L = 128) and of the ceiling kernel, counted by Nsight Compute
+   (``smsp__thread_inst_executed.sum``) on a second run of this script.
+
 Prints a markdown table and writes it to ``--out`` (default
 ``eval/results/bench_affine.md``; ``--out ''`` writes nothing).
-Instructions per cell come from Nsight Compute when asked
-(``--ncu``, see eval/results/README.md for the command).
 """
 
 from __future__ import annotations
@@ -155,14 +157,66 @@ def gpu_rates(rng, quick, fastas):
     return rows
 
 
-def ceiling(quick):
+def _ceiling_kernel():
     import cupy
 
     from trimsa import kernels
 
     src = kernels.source("triplet_affine.cu") + CEILING
     mod = cupy.RawModule(code=src, options=("-std=c++17",), name_expressions=["affine_ceiling<4>"])
-    fn = mod.get_function("affine_ceiling<4>")
+    return mod.get_function("affine_ceiling<4>")
+
+
+def profile_launches(L, path):
+    """The launches ``--ncu`` counts: one affine batch at length ``L`` and one ceiling run.
+
+    Writes the cells of each to ``path`` (JSON).
+    """
+    import json
+
+    import cupy
+
+    rng = np.random.default_rng(1)
+    T = 4096
+    seqs = random_set(rng, np.full(3 * T, L), _alphabet.DNA)
+    trip = np.arange(3 * T, dtype=np.int32).reshape(T, 3)
+    trimsa.score_triplets(seqs, trip, scoring=Scoring.dna(gap_open=-3, gap_extend=-1),
+                          device="gpu")
+    fn = _ceiling_kernel()
+    blocks, threads, iters = 132, 256, 200
+    fn((blocks,), (threads,), (np.int32(iters), np.int32(-3), np.int32(-1),
+                               cupy.empty(blocks * threads, dtype=np.int32)))
+    cupy.cuda.Device().synchronize()
+    Path(path).write_text(json.dumps({"score": cells(seqs, trip),
+                                      "ceiling": blocks * threads * iters * 4}))
+
+
+def instructions_per_cell(L=128):
+    """Run :func:`profile_launches` under ``ncu``; thread instructions per cell of each kernel."""
+    import csv
+    import json
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        log, cells_file = Path(tmp) / "ncu.csv", Path(tmp) / "cells.json"
+        subprocess.run(["ncu", "--csv", "--log-file", str(log), "--metrics",
+                        "smsp__thread_inst_executed.sum", "-k", "regex:affine_",
+                        sys.executable, __file__, "--profile-launches", str(L), str(cells_file)],
+                       check=True, capture_output=True)
+        cells_of = json.loads(cells_file.read_text())
+        inst = {"score": 0.0, "ceiling": 0.0}
+        for row in csv.DictReader(line for line in log.read_text().splitlines()
+                                  if line.startswith('"')):
+            key = "ceiling" if "ceiling" in row["Kernel Name"] else "score"
+            inst[key] += float(row["Metric Value"].replace(",", ""))
+    return {k: inst[k] / cells_of[k] for k in inst}
+
+
+def ceiling(quick):
+    import cupy
+
+    fn = _ceiling_kernel()
     sms = cupy.cuda.runtime.getDeviceProperties(0)["multiProcessorCount"]
     blocks, threads, iters = sms * 8, 256, 2000 if quick else 20000
     out = cupy.empty(blocks * threads, dtype=np.int32)
@@ -206,7 +260,12 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--fasta", nargs="*", default=[])
     ap.add_argument("--out", default=str(RESULT))
+    ap.add_argument("--ncu", action="store_true", help="also count instructions per cell (ncu)")
+    ap.add_argument("--profile-launches", nargs=2, metavar=("L", "JSON"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.profile_launches:
+        profile_launches(int(args.profile_launches[0]), args.profile_launches[1])
+        return 0
     import cupy
     import numba
 
@@ -232,6 +291,10 @@ def main(argv=None):
          "|---|---|---:|---:|---:|---:|"] + gpu_rates(rng, args.quick, args.fasta)
     g += ["", f"Register-only ceiling of the affine cell (32 bits, {regs} registers): "
           f"{rate:.3f} TCUPS", ""]
+    if args.ncu:
+        ipc = instructions_per_cell()
+        g += [f"Thread instructions per cell (ncu, smsp__thread_inst_executed.sum): score kernel "
+              f"{ipc['score']:.1f} (L = 128), register-only ceiling kernel {ipc['ceiling']:.1f}", ""]
     print("\n".join(g), flush=True)
     if args.out:
         Path(args.out).write_text("\n".join(lines + g) + "\n")

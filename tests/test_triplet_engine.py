@@ -173,20 +173,23 @@ L = int(sys.argv[1])
 rng = np.random.default_rng(1)
 base = rng.choice(list("ACGT"), L)
 seqs = ["".join(np.where(rng.random(L) < 0.1, rng.choice(list("ACGT"), L), base)) for _ in range(3)]
-trimsa.align_triplet("ACGT", "AGT", "ACT")
+sc = trimsa.Scoring.dna(gap_open=-3, gap_extend=-1) if sys.argv[2] == "affine" else None
+trimsa.align_triplet("ACGT", "AGT", "ACT", scoring=sc)
+# compile the divide-and-conquer kernels too (a cube above the full-traceback limit)
+trimsa.align_triplet(*(s[:110] for s in seqs), scoring=sc)
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-aln = trimsa.align_triplet(*seqs)
+aln = trimsa.align_triplet(*seqs, scoring=sc)
 after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-assert aln.score == trimsa.score_triplets(seqs)[0]
+assert aln.score == trimsa.score_triplets(seqs, scoring=sc)[0]
 print(before * 1024, after * 1024)
 """
 
 
-def _peak_memory(L):
+def _peak_memory(L, gaps="linear"):
     import subprocess
     import sys
 
-    res = subprocess.run([sys.executable, "-c", _MEMORY_SCRIPT, str(L)], capture_output=True,
+    res = subprocess.run([sys.executable, "-c", _MEMORY_SCRIPT, str(L), gaps], capture_output=True,
                          text=True, check=True)
     before, after = map(int, res.stdout.split())
     return after - before
@@ -196,6 +199,12 @@ def test_long_triplet_uses_quadratic_memory():
     # the full cube of three 400-residue sequences would take 401^3 * 4 bytes = 258 MB
     grown = _peak_memory(400)
     assert grown < 64e6, f"peak memory grew by {grown / 1e6:.0f} MB"
+
+
+def test_long_affine_triplet_uses_quadratic_memory():
+    # the full affine cube of three 400-residue sequences: 401^3 * 13 exports * 4 bytes = 3.4 GB
+    grown = _peak_memory(400, "affine")
+    assert grown < 128e6, f"peak memory grew by {grown / 1e6:.0f} MB"
 
 
 @pytest.mark.slow

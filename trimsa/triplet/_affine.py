@@ -538,7 +538,7 @@ def _frame(order):
 
 
 def global_moves(a, b, c, sub, o, e, s_in=FRESH, r_out=FRESH, forbid=0):
-    """Moves of an optimal global alignment and the state it ends in.
+    """``(moves, final state, optimum)`` of an optimal global alignment.
 
     ``s_in`` is the state before the first column, ``r_out`` the reversed
     state after the last (the kinds of the first non-null column of each pair
@@ -547,16 +547,16 @@ def global_moves(a, b, c, sub, o, e, s_in=FRESH, r_out=FRESH, forbid=0):
     the middle: the best ``F[s] + R[r] + bonus[s, r]`` over the middle layer
     (forward states of the prefix, reversed states of the suffix) is a cell
     of an optimal path, and the halves are solved the same way (quadratic
-    memory).
+    memory). The optimum includes the bonus for runs continuing into ``r_out``.
     """
     la, lb, lc = len(a), len(b), len(c)
     bonus = bonus_table(o)
     if (la + 1) * (lb + 1) * (lc + 1) <= CUBE_CELLS or max(la, lb, lc) <= 1:
-        _, _, moves, es, n = align_cube(a, b, c, sub, np.int32(o), np.int32(e), 0, s_in, forbid,
-                                        bonus[:, r_out].astype(np.int64), _NXT, _OPENS)
+        value, _, moves, es, n = align_cube(a, b, c, sub, np.int32(o), np.int32(e), 0, s_in,
+                                            forbid, bonus[:, r_out].astype(np.int64), _NXT, _OPENS)
         if n < 0:
             raise AssertionError("internal error: affine traceback left the optimal path")
-        return moves, int(es)
+        return moves, int(es), int(value)
     order = np.argsort([-la, -lb, -lc], kind="stable")
     fwd, back = _frame(order)
     x, y, z = ((a, b, c)[q] for q in order)
@@ -565,15 +565,15 @@ def global_moves(a, b, c, sub, o, e, s_in=FRESH, r_out=FRESH, forbid=0):
     F = last_states(x[:mid], y, z, sub, np.int32(o), np.int32(e), int(fwd[s_in]), fb)
     R = last_states(x[mid:][::-1].copy(), y[::-1].copy(), z[::-1].copy(), sub, np.int32(o),
                     np.int32(e), int(fwd[r_out]), 0)
-    _, j, k, s, r = best_join(F, R, bonus)
-    left, x1 = global_moves(x[:mid], y[:j], z[:k], sub, o, e, int(fwd[s_in]), int(r), fb)
+    value, j, k, s, r = best_join(F, R, bonus)
+    left, x1, _ = global_moves(x[:mid], y[:j], z[:k], sub, o, e, int(fwd[s_in]), int(r), fb)
     fr = (2 if fb & 2 and j == 0 else 0) | (4 if fb & 4 and k == 0 else 0)
-    right, x2 = global_moves(x[mid:], y[j:], z[k:], sub, o, e, x1, int(fwd[r_out]), fr)
+    right, x2, _ = global_moves(x[mid:], y[j:], z[k:], sub, o, e, x1, int(fwd[r_out]), fr)
     moves = np.concatenate([left, right])
     out = np.zeros_like(moves)
     for src, dst in enumerate(order):
         out |= (((moves >> src) & 1) << int(dst)).astype(np.uint8)
-    return out, int(back[x2])
+    return out, int(back[x2]), int(value)
 
 
 def align(a, b, c, sub, o, e, mode):
@@ -585,8 +585,8 @@ def align(a, b, c, sub, o, e, mode):
     """
     la, lb, lc = len(a), len(b), len(c)
     if mode == 0:
-        moves, _ = global_moves(a, b, c, sub, o, e)
-        return None, (0, 0, 0, la, lb, lc), moves
+        moves, _, score = global_moves(a, b, c, sub, o, e)
+        return score, (0, 0, 0, la, lb, lc), moves
     if (la + 1) * (lb + 1) * (lc + 1) <= CUBE_CELLS:
         score, box, moves, _, n = align_cube(a, b, c, sub, np.int32(o), np.int32(e), mode, FRESH,
                                              0, np.zeros(NS, np.int64), _NXT, _OPENS)
@@ -598,5 +598,5 @@ def align(a, b, c, sub, o, e, mode):
     e0 = [int(v) for v in end]
     forbid = sum(1 << d for d in range(3) if s0[d] == 0)
     core = [q[s0[d]:e0[d]] for d, q in enumerate((a, b, c))]
-    moves, _ = global_moves(*core, sub, o, e, FRESH, FRESH, forbid)
+    moves, _, _ = global_moves(*core, sub, o, e, FRESH, FRESH, forbid)
     return int(score), (*s0, *e0), moves

@@ -326,7 +326,7 @@ def _align_codes_affine(ca, cb, cc, m: int, sc: Scoring):
     score, box, moves = _affine.align(ca, cb, cc, sc.table, sc.gap_open, sc.gap_extend, m)
     seqs3 = (ca, cb, cc)
     got = _core_score(seqs3, box, moves, sc)
-    if score is not None and got != score:
+    if got != score:
         raise AssertionError("internal error: traceback does not reach the optimal score")
     return got, box, moves
 
