@@ -17,10 +17,16 @@ One command::
    ``exports`` function) on values held in registers, no memory and no
    shuffles; its cells per second bound what any layout of this recurrence
    reaches in 32 bits on this GPU.
-4. CPU: affine and linear score rates on all cores, and the affine traceback
+4. Tracebacks: GPU alignments (``align_triplets(device="gpu")``) must equal the
+   CPU's on fresh random DNA and protein triplets in every mode (any difference
+   stops the run with status 1); then GPU traceback TCUPS per length 32..160
+   (cubes that fit ``_affine.CUBE_CELLS``), of the kernels alone
+   (``_gpu_affine.align_triplets``) and of the API (with the rescoring of every
+   alignment and the rows), next to score-only TCUPS of the same batch.
+5. CPU: affine and linear score rates on all cores, and the affine traceback
    rate (``align_triplets``), in cells per second.
 
-5. With ``--ncu``: thread instructions per cell of the score kernel (one
+6. With ``--ncu``: thread instructions per cell of the score kernel (one
    batch at L = 128) and of the ceiling kernel, counted by Nsight Compute
    (``smsp__thread_inst_executed.sum``) on a second run of this script.
 
@@ -154,6 +160,54 @@ def gpu_rates(rng, quick, fastas):
         tl = timed(lambda: trimsa.score_triplets(seqs, trip, scoring=lin, device="gpu"), 1)
         rows.append(f"| mix of {Path(path).parent.name} (mean {seqs.lengths.mean():.0f}) | global | "
                     f"{T} | {c / ta / 1e12:.4f} | {c / tl / 1e12:.4f} | {tl / ta:.3f} |")
+    return rows
+
+
+def _strings(rng, n, lengths, letters, alphabet="dna"):
+    letters = np.array(list(letters))
+    return as_sequence_set([(f"s{q}", "".join(letters[rng.integers(0, len(letters), int(L))]))
+                            for q, L in zip(range(n), lengths)], alphabet)
+
+
+def traceback_correctness(rng, quick):
+    rows = []
+    n = 200 if quick else 600
+    cases = [("dna IUPAC 1..160", _strings(rng, 40, rng.integers(1, 161, 40), "ACGTRYSWKMBDHVN"),
+              [Scoring.dna(gap_open=go, gap_extend=ge) for go, ge in GAPS]),
+             ("protein BLOSUM62 1..120",
+              _strings(rng, 30, rng.integers(1, 121, 30), "ACDEFGHIKLMNPQRSTVWY", "protein"),
+              [Scoring.protein(gap_open=-10, gap_extend=-1)])]
+    bad = 0
+    for label, seqs, scs in cases:
+        trip = rng.integers(0, len(seqs), (n, 3))
+        for sc in scs:
+            for mode in MODES:
+                gpu = trimsa.align_triplets(seqs, trip, mode=mode, scoring=sc, device="gpu")
+                cpu = trimsa.align_triplets(seqs, trip, mode=mode, scoring=sc, device="cpu")
+                wrong = sum((g.rows, g.score, g.core) != (c.rows, c.score, c.core)
+                            for g, c in zip(gpu, cpu))
+                bad += wrong
+                rows.append(f"| {label} | {sc.gap_open}/{sc.gap_extend} | {mode} | {n} | "
+                            f"{wrong} |")
+    return rows, bad
+
+
+def traceback_rates(rng, quick):
+    from trimsa.triplet import _gpu_affine
+
+    rows = []
+    aff = Scoring.dna(gap_open=-3, gap_extend=-1)
+    target = 4e9 if quick else 2e10
+    for L in (32, 64, 96, 128, 160):
+        T = int(max(64, min(100_000, target / L**3)))
+        seqs = _strings(rng, 3 * T, np.full(3 * T, L), "ACGT")
+        trip = np.arange(3 * T, dtype=np.int32).reshape(T, 3)
+        c = cells(seqs, trip)
+        tk = timed(lambda: _gpu_affine.align_triplets(seqs, trip, 0, aff), 1)
+        tapi = timed(lambda: trimsa.align_triplets(seqs, trip, scoring=aff, device="gpu"), 1)
+        ts = timed(lambda: trimsa.score_triplets(seqs, trip, scoring=aff, device="gpu"), 1)
+        rows.append(f"| {L} | {T} | {c / tk / 1e12:.4f} | {c / tapi / 1e12:.4f} | "
+                    f"{c / ts / 1e12:.4f} | {ts / tk:.2f} |")
     return rows
 
 
@@ -296,6 +350,22 @@ def main(argv=None):
         g += [f"Thread instructions per cell (ncu, smsp__thread_inst_executed.sum): score kernel "
               f"{ipc['score']:.1f} (L = 128), register-only ceiling kernel {ipc['ceiling']:.1f}", ""]
     print("\n".join(g), flush=True)
+    if args.out:
+        Path(args.out).write_text("\n".join(lines + g) + "\n")
+    rows, bad = traceback_correctness(rng, args.quick)
+    g += ["## tracebacks: GPU alignments == CPU alignments (fresh random inputs)", "",
+          "| case | gap open/extend | mode | triplets | different |", "|---|---|---|---:|---:|"]
+    g += rows
+    print("\n".join(g[-len(rows) - 4:]), flush=True)
+    if bad:
+        print(f"FAILED: {bad} GPU alignments differ from the CPU", file=sys.stderr)
+        return 1
+    t = ["", "## GPU tracebacks (TCUPS, affine -3/-1, DNA, global, full cubes)", "",
+         "| L | triplets | traceback kernels | traceback API | score-only | "
+         "traceback/score rate |", "|---|---:|---:|---:|---:|---:|"] + traceback_rates(
+             rng, args.quick)
+    g += t + [""]
+    print("\n".join(t), flush=True)
     if args.out:
         Path(args.out).write_text("\n".join(lines + g) + "\n")
     c = ["## CPU (all cores; cells per second)", "", "| what | L | triplets | cells/s |",

@@ -275,3 +275,133 @@ def test_gpu_affine_refuses_16_bits():
     sc = Scoring.dna(gap_open=-3, gap_extend=-1)
     with pytest.raises(OptionError, match="32 bits"):
         trimsa.score_triplets(["ACGT", "ACG", "AGT"], scoring=sc, device="gpu", precision="int16")
+
+
+# -- pointer words (the tracebacks of both devices) ----------------------------------
+
+def test_pointer_words_take_the_lowest_numbered_best_predecessor():
+    nxt, opens = _affine.transitions()
+    rng = np.random.default_rng(5)
+    for _ in range(300):
+        o = int(rng.integers(-4, 1))
+        # a narrow range of values makes ties common
+        S = rng.integers(-3, 3, _affine.NS).astype(np.int32)
+        w = int(_affine.pointer_word(S, np.int32(o), np.empty(13, np.int64),
+                                     np.empty(13, np.int64)))
+        for s in range(_affine.NS):
+            m = _affine.MOVE[s]
+            cand = [(int(S[q]) + int(opens[q, m]) * o, q) for q in range(_affine.NS)
+                    if nxt[q, m] == s]
+            best = max(v for v, _ in cand)
+            want = min(q for v, q in cand if v == best)
+            assert (w >> (4 * int(_affine.EXPORT[s]))) & 15 == want
+        assert bool(w >> _affine.ZERO_BIT & 1) == (S[_affine.FRESH] == 0)
+
+
+def test_gpu_tracebacks_need_affine_gaps():
+    with pytest.raises(OptionError, match="GPU tracebacks take affine gaps"):
+        trimsa.align_triplets(["ACGT", "ACG", "AGT"], [[0, 1, 2]], device="gpu",
+                              scoring=Scoring.dna(gap=-3))
+
+
+def _random_strings(rng, lengths, letters):
+    return [(f"s{i}", "".join(rng.choice(list(letters), int(n)))) for i, n in enumerate(lengths)]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("mode", MODES)
+def test_gpu_affine_alignments_equal_cpu(mode, monkeypatch):
+    from trimsa.io import as_sequence_set
+
+    # a small full-cube limit sends the longest triplets to the CPU's divide and conquer
+    monkeypatch.setattr(_affine, "CUBE_CELLS", 60_000)
+    rng = np.random.default_rng(MODES.index(mode))
+    cases = [
+        (as_sequence_set(_random_strings(rng, rng.integers(1, 60, 12), "ACGTNRY"), "dna"),
+         [(-3, -1), (-1, -2), (-7, -1)], Scoring.dna),
+        (as_sequence_set(_random_strings(rng, rng.integers(1, 40, 8), "ACDEFGHIKLMNPQRSTVWY"),
+                         "protein"),
+         [(-10, -1)], Scoring.protein),
+    ]
+    for seqs, gaps, make in cases:
+        trip = rng.integers(0, len(seqs), (150, 3))
+        for go, ge in gaps:
+            sc = make(gap_open=go, gap_extend=ge)
+            gpu = trimsa.align_triplets(seqs, trip, mode=mode, scoring=sc, device="gpu")
+            cpu = trimsa.align_triplets(seqs, trip, mode=mode, scoring=sc, device="cpu")
+            for g, c in zip(gpu, cpu):
+                assert (g.rows, g.score, g.core) == (c.rows, c.score, c.core)
+
+
+@pytest.mark.gpu
+def test_gpu_affine_traceback_batches_by_memory():
+    from trimsa.io import as_sequence_set
+    from trimsa.triplet import _gpu_affine
+
+    rng = np.random.default_rng(3)
+    seqs = as_sequence_set(_random_strings(rng, rng.integers(20, 80, 10), "ACGT"), "dna")
+    trip = rng.integers(0, len(seqs), (60, 3)).astype(np.int32)
+    sc = Scoring.dna(gap_open=-3, gap_extend=-1)
+    whole = _gpu_affine.align_triplets(seqs, trip, 1, sc)
+    # room for about one cube and its buffers at a time
+    free = _gpu_affine._free_bytes()
+    one = 8 * int(_gpu_affine.trace_words([[80, 80, 80]])[0])
+    frac = (one + _gpu_affine.warp_bytes(80, 80) * 2) / free
+    split = _gpu_affine.align_triplets(seqs, trip, 1, sc, mem_fraction=frac)
+    assert whole[0].tolist() == split[0].tolist()
+    assert whole[1].tolist() == split[1].tolist()
+    assert all(np.array_equal(x, y) for x, y in zip(whole[2], split[2]))
+    with pytest.raises(MemoryError, match="affine GPU traceback of lengths"):
+        _gpu_affine.align_triplets(seqs, trip, 1, sc, mem_fraction=1e-9)
+
+
+@pytest.mark.gpu
+def test_gpu_traceback_leaves_triplets_beyond_its_score_bound_to_the_cpu():
+    from trimsa.io import as_sequence_set
+    from trimsa.triplet import _gpu_affine
+
+    # scores up to 3 x 6002 x (1 + 1000 + 1000): beyond the bound of the kernel's keys
+    seqs = as_sequence_set([("a", "A"), ("b", "C"), ("c", "G" * 6000)], "dna")
+    sc = Scoring.dna(match=1, mismatch=-1, gap_open=-1000, gap_extend=-1000)
+    assert not _gpu_affine.traceable(seqs.lengths[[[0, 1, 2]]], sc).any()
+    with pytest.raises(OptionError, match="bound"):
+        _gpu_affine.align_triplets(seqs, np.array([[0, 1, 2]]), 0, sc)
+    gpu = trimsa.align_triplets(seqs, [[0, 1, 2]], scoring=sc, device="gpu")[0]
+    cpu = trimsa.align_triplets(seqs, [[0, 1, 2]], scoring=sc, device="cpu")[0]
+    assert (gpu.rows, gpu.score) == (cpu.rows, cpu.score)
+
+
+def test_batch_rescoring_is_the_sum_of_pairs_definition():
+    from trimsa.io import as_sequence_set
+
+    rng = np.random.default_rng(8)
+    seqs = as_sequence_set(_random_strings(rng, rng.integers(1, 30, 9), "ACGTRN"), "dna")
+    trip = rng.integers(0, len(seqs), (200, 3)).astype(np.int64)
+    boxes, moves, rows = [], [], []
+    for t in trip:
+        codes = [seqs.code(int(x)) for x in t]
+        lo = [int(rng.integers(0, len(c) + 1)) for c in codes]
+        hi = [int(rng.integers(x, len(c) + 1)) for x, c in zip(lo, codes)]
+        left = [h - x for x, h in zip(lo, hi)]
+        mv = []
+        while any(left):   # a random path through the core's box
+            m = int(rng.integers(1, 8))
+            if all(left[d] or not (m >> d) & 1 for d in range(3)):
+                mv.append(m)
+                left = [left[d] - ((m >> d) & 1) for d in range(3)]
+        mv = np.array(mv, dtype=np.uint8)
+        r = np.full((3, len(mv)), -1, dtype=np.int64)
+        for d in range(3):
+            r[d, ((mv >> d) & 1).astype(bool)] = codes[d][lo[d]:hi[d]]
+        boxes.append(lo + hi)
+        moves.append(mv)
+        rows.append(r)
+    off = np.zeros(len(moves) + 1, dtype=np.int64)
+    off[1:] = np.cumsum([len(x) for x in moves])
+    for go, ge in ((-3, -1), (0, -2), (-6, -1)):
+        sc = Scoring.dna(gap_open=go, gap_extend=ge)
+        got = np.empty(len(moves), dtype=np.int64)
+        _affine.rescore_batch(seqs.codes, seqs.offsets, trip, np.array(boxes, np.int64),
+                              np.concatenate(moves), off, sc.table, np.int64(go), np.int64(ge),
+                              got)
+        assert got.tolist() == [sc.sum_of_pairs(r) for r in rows]

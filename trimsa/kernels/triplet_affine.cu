@@ -1,4 +1,6 @@
-// Score-only exact 3-way alignment with natural affine gaps (global, semiglobal, local).
+// Exact 3-way alignment with natural affine gaps (global, semiglobal, local):
+// scores (affine_score<TJ, false>), and pointer words of every cell for
+// tracebacks (affine_score<TJ, true>, then affine_trace).
 //
 // The recurrence is the one of trimsa/triplet/_affine.py (docs/engine.md,
 // "Affine gaps"): 13 states per cell, and 13 exports per cell, each the best
@@ -63,10 +65,31 @@ __device__ __forceinline__ void exports(const int (&S)[NSTATE], int o, int (&X)[
     X[12] = addmax(mx(S[3], S[9]), o, addmax(B, o2, S[12]));
 }
 
+// Traceback pointers (TRACE). A pointer word holds, per export x at bit 4 x,
+// the lowest-numbered state q that attains it (as _affine.pointer_word), and
+// bit ZERO_BIT when state 0 holds exactly 0. The kernel gets them from the
+// same max formulas run on keys K[q] = 16 S[q] + 15 - q (gap open 16 o): the
+// largest key is the best value and, among equal values, the lowest q.
+// States are first raised to NEG_KEY so that the keys fit 32 bits; the caller
+// only traces triplets whose scores stay within +-TRACE_BOUND, so the clamp
+// changes no state a path can use, only the values of unreachable ones.
+#define ZERO_BIT 52
+#define NEG_KEY (-(1 << 26))
+
+__device__ __forceinline__ long long trace_index(int i, int j, int k, int la, int lb) {
+    return ((((long long)(k >> 5) * (lb + 1) + j) * (la + 32) + i + (k & 31)) << 5) + (k & 31);
+}
+
 // Words per (i, k) of jface and per (i, row) of kface.
 #define FW 6
 
-template <int TJ>
+// With TRACE, every cell's pointer word goes to ptr + ptr_off[item], laid out
+// by chunk of 32 columns, row j, wavefront step t and lane (trace_index), so
+// that the 32 lanes of a step write one contiguous run; where[item] receives
+// the index (i (lb + 1) + j) (lc + 1) + k of the cell the mode reads (ties: the
+// lowest index, as the CPU's first in (i, j, k) order). The triplet's rows
+// must be in the CPU's order.
+template <int TJ, bool TRACE>
 __global__ void __launch_bounds__(128)
 affine_score(const unsigned char* __restrict__ codes,
              const long long* __restrict__ offsets,
@@ -77,7 +100,10 @@ affine_score(const unsigned char* __restrict__ codes,
              int* __restrict__ jface, long long jface_words,   // per warp
              int* __restrict__ kface, long long kface_words,   // per warp
              long long* __restrict__ out,
-             int* __restrict__ next_item)
+             int* __restrict__ next_item,
+             unsigned long long* __restrict__ ptr,
+             const long long* __restrict__ ptr_off,
+             long long* __restrict__ where)
 {
     __shared__ int sub_s[32 * 32];
     for (int x = threadIdx.x; x < KP * KP; x += blockDim.x) sub_s[(x / KP) * 32 + x % KP] = subtab[x];
@@ -101,6 +127,8 @@ affine_score(const unsigned char* __restrict__ codes,
         const int lb = (int)(offsets[ib + 1] - offsets[ib]);
         const int lc = (int)(offsets[ic + 1] - offsets[ic]);
         int best = NEG;
+        long long bidx = 0x7fffffffffffffffll;
+        unsigned long long* P = TRACE ? ptr + ptr_off[item] : nullptr;
 
         for (int j0 = 0; j0 <= lb; j0 += TJ) {
             for (int k0 = 0; k0 <= lc; k0 += 32) {
@@ -215,10 +243,32 @@ affine_score(const unsigned char* __restrict__ codes,
                                     S[12] = cfc[r + 1][2] + e2;
                                     if (mode == 2) S[0] = mx(S[0], 0);
                                 }
-                                exports(S, go, X);
+                                if (TRACE) {
+                                    int K[NSTATE], XK[NSTATE];
+#pragma unroll
+                                    for (int q = 0; q < NSTATE; ++q) K[q] = mx(S[q], NEG_KEY) * 16 + 15 - q;
+                                    exports(K, 16 * go, XK);
+                                    unsigned long long w = S[0] == 0 ? 1ull << ZERO_BIT : 0ull;
+#pragma unroll
+                                    for (int x = 0; x < NSTATE; ++x) {
+                                        X[x] = XK[x] >> 4;
+                                        w |= (unsigned long long)(15 - (XK[x] & 15)) << (4 * x);
+                                    }
+                                    P[trace_index(i, j, k, la, lb)] = w;
+                                } else {
+                                    exports(S, go, X);
+                                }
                                 const bool read = (mode == 2) || (mode == 1 && (i == la || j == lb || k == lc))
                                                   || (i == la && j == lb && k == lc);
-                                if (read) best = mx(best, X[0]);
+                                if (TRACE) {
+                                    const long long idx = ((long long)i * (lb + 1) + j) * (lc + 1) + k;
+                                    if (read && (X[0] > best || (X[0] == best && idx < bidx))) {
+                                        best = X[0];
+                                        bidx = idx;
+                                    }
+                                } else if (read) {
+                                    best = mx(best, X[0]);
+                                }
                             } else {
 #pragma unroll
                                 for (int s = 0; s < NSTATE; ++s) X[s] = NEG;
@@ -269,8 +319,76 @@ affine_score(const unsigned char* __restrict__ codes,
         }
         // warp maximum
 #pragma unroll
-        for (int d = 16; d > 0; d >>= 1) best = mx(best, __shfl_xor_sync(TRIMSA_FULL, best, d));
-        if (lane == 0) out[item] = best;
+        for (int d = 16; d > 0; d >>= 1) {
+            const int ov = __shfl_xor_sync(TRIMSA_FULL, best, d);
+            if (TRACE) {
+                const long long oi = __shfl_xor_sync(TRIMSA_FULL, bidx, d);
+                if (ov > best || (ov == best && oi < bidx)) {
+                    best = ov;
+                    bidx = oi;
+                }
+            } else {
+                best = mx(best, ov);
+            }
+        }
+        if (lane == 0) {
+            out[item] = best;
+            if (TRACE) where[item] = bidx;
+        }
         __syncwarp();
     }
+}
+
+// One thread per triplet: follow the pointer words back from where[t] (the
+// end cell; its state is the lowest-numbered best one, pointer field 0) as
+// _affine.trace does, writing the moves in reverse order to moves + move_off[t].
+// res[4 t] = number of moves (-1 if the path left the cube), res[4 t + 1..3] =
+// the start cell.
+__constant__ unsigned char MOVE_OF[NSTATE] = {7, 3, 5, 6, 1, 1, 1, 2, 2, 2, 4, 4, 4};
+__constant__ unsigned char EXPORT_OF[NSTATE] = {0, 3, 2, 1, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+
+extern "C" __global__ void affine_trace(const unsigned long long* __restrict__ ptr,
+                                        const long long* __restrict__ ptr_off,
+                                        const int* __restrict__ dims,   // (n, 3) la, lb, lc
+                                        const long long* __restrict__ where,
+                                        int n, int mode,
+                                        unsigned char* __restrict__ moves,
+                                        const long long* __restrict__ move_off,
+                                        int* __restrict__ res)
+{
+    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= n) return;
+    const int la = dims[3 * t], lb = dims[3 * t + 1], lc = dims[3 * t + 2];
+    const unsigned long long* P = ptr + ptr_off[t];
+    unsigned char* mv = moves + move_off[t];
+    const long long nb = lb + 1, nc = lc + 1;
+    long long idx = where[t];
+    int k = (int)(idx % nc);
+    int j = (int)((idx / nc) % nb);
+    int i = (int)(idx / (nc * nb));
+    int s = (int)(P[trace_index(i, j, k, la, lb)] & 15ull);
+    int count = 0;
+    const int cap = la + lb + lc;
+    for (;;) {
+        if (mode == 0 && i == 0 && j == 0 && k == 0) {
+            if (s != 0) count = -1;
+            break;
+        }
+        if (mode != 0 && (i == 0 || j == 0 || k == 0)) break;
+        if (mode == 2 && s == 0 && ((P[trace_index(i, j, k, la, lb)] >> ZERO_BIT) & 1ull)) break;
+        const int m = MOVE_OF[s];
+        i -= m & 1;
+        j -= (m >> 1) & 1;
+        k -= (m >> 2) & 1;
+        if (i < 0 || j < 0 || k < 0 || count >= cap) {
+            count = -1;
+            break;
+        }
+        s = (int)((P[trace_index(i, j, k, la, lb)] >> (4 * EXPORT_OF[s])) & 15ull);
+        mv[count++] = (unsigned char)m;
+    }
+    res[4 * t] = count;
+    res[4 * t + 1] = i;
+    res[4 * t + 2] = j;
+    res[4 * t + 3] = k;
 }

@@ -88,6 +88,32 @@ def transitions():
     return nxt, opens
 
 
+#: Bit of a pointer word set when the cell's state 0 holds exactly 0 (where a
+#: local alignment may start).
+ZERO_BIT = 52
+
+
+@jit
+def pointer_word(S, o, K, XK):
+    """The traceback pointers of a cell with states ``S``: 4 bits per export ``x``
+    (at bit ``4 x``), the lowest-numbered state that attains the export, and
+    :data:`ZERO_BIT`.
+
+    The exports are run on keys ``16 S[q] + 15 - q`` (``K``, ``int64``) with
+    the gap open scaled by 16: the largest key holds the best value and,
+    among equal values, the lowest state. ``XK`` receives the keys' exports.
+    """
+    for q in range(NS):
+        K[q] = np.int64(S[q]) * 16 + 15 - q
+    _exports(K, np.int64(o) * 16, XK)
+    w = np.uint64(0)
+    for x in range(NS):
+        w |= np.uint64(15 - (XK[x] & 15)) << np.uint64(4 * x)
+    if S[FRESH] == 0:
+        w |= np.uint64(1) << np.uint64(ZERO_BIT)
+    return w
+
+
 def bonus_table(gap_open: int) -> np.ndarray:
     """``(13, 13)``: ``-gap_open`` times the pairs whose gap run a forward state
     ``s`` and a reversed state ``r`` share (the run crosses the cell where a
@@ -145,15 +171,18 @@ def _exports(S, o, X):
 
 
 @jit
-def _layer(i, a, b, c, sub, o, e2, start, init, forbid, block, Ep, Ec, S, Sl, keep):
+def _layer(i, a, b, c, sub, o, e2, start, init, forbid, block, Ep, Ec, S, Sl, keep, Pl, point):
     """Exports of layer ``i`` into ``Ec`` (padded) from layer ``i - 1`` in ``Ep``.
 
-    With ``keep`` the states of every cell also go to ``Sl[j, k, :]``.
+    With ``keep`` the states of every cell also go to ``Sl[j, k, :]``; with
+    ``point`` its pointer word (:func:`pointer_word`) to ``Pl[j, k]``.
     """
     la = a.shape[0]
     lb = b.shape[0]
     lc = c.shape[0]
     ai = a[i - 1] if i > 0 else 0
+    K = np.empty(NS if point else 0, dtype=np.int64)
+    XK = np.empty(NS if point else 0, dtype=np.int64)
     for j in range(lb + 1):
         bj = b[j - 1] if j > 0 else 0
         sab = sub[ai, bj]
@@ -174,7 +203,13 @@ def _layer(i, a, b, c, sub, o, e2, start, init, forbid, block, Ep, Ec, S, Sl, ke
                 if start == 2:
                     S[FRESH] = max(S[FRESH], 0)
             X = Ec[j + 1, k + 1]
-            _exports(S, o, X)
+            if point:
+                # the keys' exports give the exports too (X = XK >> 4)
+                Pl[j, k] = pointer_word(S, o, K, XK)
+                for x in range(NS):
+                    X[x] = XK[x] >> 4
+            else:
+                _exports(S, o, X)
             if block and (i == la or j == lb or k == lc):
                 X[1:] = NEG
             if keep:
@@ -223,6 +258,7 @@ def sweep(a, b, c, sub, o, e, start, end, init, forbid, block, planes, Sl, keep,
     la = a.shape[0]
     e2 = np.int32(2 * e)
     S = np.empty(NS, dtype=np.int32)
+    Pl = np.empty((1, 1), dtype=np.uint64)
     best[0] = np.iinfo(np.int64).min
     best[1] = 0
     best[2] = 0
@@ -232,7 +268,7 @@ def sweep(a, b, c, sub, o, e, start, end, init, forbid, block, planes, Sl, keep,
     Ep[:, :, :] = NEG
     for i in range(la + 1):
         _layer(i, a, b, c, sub, o, e2, start, init, forbid, block, Ep, Ec, S, Sl,
-               keep and i == la)
+               keep and i == la, Pl, False)
         _read(end, i, la, Ec, best)
         Ep, Ec = Ec, Ep
 
@@ -271,85 +307,49 @@ def score_batch(codes, offsets, trip, sub, o, e, mode, out, nchunks):
 # -- full cubes and tracebacks --------------------------------------------------
 
 @jit
-def fill_cube(a, b, c, sub, o, e, start, init, forbid, cube, best):
-    """Every layer's exports into ``cube`` (``(la+1, lb+2, lc+2, 13)``, border NEG)."""
+def fill_pointers(a, b, c, sub, o, e, start, init, forbid, P, best):
+    """Pointer words of every cell into ``P`` (``(la+1, lb+1, lc+1)`` uint64).
+
+    ``best`` receives ``(score, i, j, k)`` of the cell the mode reads (global:
+    the far corner); returns the states of the far corner.
+    """
     la = a.shape[0]
+    lb = b.shape[0]
+    lc = c.shape[0]
     e2 = np.int32(2 * e)
     S = np.empty(NS, dtype=np.int32)
-    Sl = np.empty((1, 1, NS), dtype=np.int32)
-    neg = np.full(cube.shape[1:], NEG, dtype=np.int32)
+    Sl = np.empty((lb + 1, lc + 1, NS), dtype=np.int32)
+    planes = _planes(lb, lc)
+    Ep = planes[0]
+    Ec = planes[1]
+    Ep[:, :, :] = NEG
     best[0] = np.iinfo(np.int64).min
     best[1] = 0
     best[2] = 0
     best[3] = 0
-    cube[:, 0, :, :] = NEG
-    cube[:, :, 0, :] = NEG
     for i in range(la + 1):
-        Ep = neg if i == 0 else cube[i - 1]
-        _layer(i, a, b, c, sub, o, e2, start, init, forbid, False, Ep, cube[i], S, Sl, False)
-        _read(start, i, la, cube[i], best)
+        _layer(i, a, b, c, sub, o, e2, start, init, forbid, False, Ep, Ec, S, Sl, i == la,
+               P[i], True)
+        _read(start, i, la, Ec, best)
+        Ep, Ec = Ec, Ep
+    return Sl[lb, lc].copy()
 
 
 @jit
-def cell_states(a, b, c, sub, o, e, start, init, forbid, cube, i, j, k, S):
-    """The 13 states of cell ``(i, j, k)`` of a filled cube, recomputed into ``S``."""
-    e2 = np.int32(2 * e)
-    if start != 0 and (i == 0 or j == 0 or k == 0):
-        S[:] = NEG
-        S[FRESH] = 0
-        return
-    if start == 0 and i == 0 and j == 0 and k == 0:
-        S[:] = NEG
-        S[init] = 0
-        return
-    if start == 0 and ((forbid & 1 and i == 0) or (forbid & 2 and j == 0)
-                       or (forbid & 4 and k == 0)):
-        S[:] = NEG
-        return
-    ai = a[i - 1] if i > 0 else 0
-    bj = b[j - 1] if j > 0 else 0
-    ck = c[k - 1] if k > 0 else 0
-    if i == 0:
-        Ep = np.full(cube.shape[1:], NEG, dtype=np.int32)
-    else:
-        Ep = cube[i - 1]
-    _cell(Ep, cube[i], j, k, sub[ai, bj], sub[ai, ck], sub[bj, ck], e2, o, S)
-    if start == 2:
-        S[FRESH] = max(S[FRESH], 0)
+def trace(start, init, P, end_cell, end_state, moves, first):
+    """Follow the pointer words ``P`` back from ``end_cell`` in state ``end_state``.
 
-
-@jit
-def _column(m, x, y, z, sub, e):
-    """Substitution and extension part of a column of move ``m`` (no openings)."""
-    s = 0
-    if m & 1 and m & 2:
-        s += sub[x, y]
-    if m & 1 and m & 4:
-        s += sub[x, z]
-    if m & 2 and m & 4:
-        s += sub[y, z]
-    if m != 7:
-        s += 2 * e
-    return s
-
-
-@jit
-def trace(a, b, c, sub, o, e, start, init, forbid, cube, end_cell, end_state, nxt, opens,
-          moves, first):
-    """Trace an optimal path back from ``end_cell`` in state ``end_state``.
-
-    Stops at the origin (global), on a face (semiglobal, local) or in a fresh
-    start of score 0 (local). Moves go to ``moves[:n]`` in forward order, the
-    start cell to ``first``; returns ``n`` (-1 if the cube is inconsistent).
-    Ties take the predecessor state with the lowest number.
+    Stops at the origin (global), on a face (semiglobal, local) or in state 0
+    where it holds 0 (local). Moves go to ``moves[:n]`` in forward order, the
+    start cell to ``first``; returns ``n`` (-1 if the path leaves the cube or
+    a global one does not start in ``init``). Ties were settled when the
+    words were written: the predecessor state with the lowest number.
     """
     i = end_cell[0]
     j = end_cell[1]
     k = end_cell[2]
-    s = end_state
-    S = np.empty(NS, dtype=np.int32)
-    P = np.empty(NS, dtype=np.int32)
-    buf = np.empty(a.shape[0] + b.shape[0] + c.shape[0], dtype=np.uint8)
+    s = np.int64(end_state)
+    buf = np.empty(P.shape[0] + P.shape[1] + P.shape[2], dtype=np.uint8)
     n = 0
     while True:
         if start == 0 and i == 0 and j == 0 and k == 0:
@@ -358,36 +358,17 @@ def trace(a, b, c, sub, o, e, start, init, forbid, cube, end_cell, end_state, nx
             break
         if start != 0 and (i == 0 or j == 0 or k == 0):
             break
-        cell_states(a, b, c, sub, o, e, start, init, forbid, cube, i, j, k, S)
-        if start == 2 and s == FRESH and S[FRESH] == 0:
+        if start == 2 and s == FRESH and (P[i, j, k] >> np.uint64(ZERO_BIT)) & np.uint64(1):
             break
-        m = MOVE[s]
-        di = m & 1
-        dj = (m >> 1) & 1
-        dk = (m >> 2) & 1
-        pi = i - di
-        pj = j - dj
-        pk = k - dk
-        if pi < 0 or pj < 0 or pk < 0:
+        m = np.int64(MOVE[s])
+        i -= m & 1
+        j -= (m >> 1) & 1
+        k -= (m >> 2) & 1
+        if i < 0 or j < 0 or k < 0 or n >= buf.shape[0]:
             return -1
-        x = a[pi] if di else 0
-        y = b[pj] if dj else 0
-        z = c[pk] if dk else 0
-        need = S[s] - _column(m, x, y, z, sub, e)
-        cell_states(a, b, c, sub, o, e, start, init, forbid, cube, pi, pj, pk, P)
-        found = -1
-        for q in range(NS):
-            if nxt[q, m] == s and P[q] > NEG // 2 and P[q] + opens[q, m] * o == need:
-                found = q
-                break
-        if found < 0:
-            return -1
+        s = np.int64((P[i, j, k] >> np.uint64(4 * EXPORT[s])) & np.uint64(15))
         buf[n] = m
         n += 1
-        i = pi
-        j = pj
-        k = pk
-        s = found
     first[0] = i
     first[1] = j
     first[2] = k
@@ -397,8 +378,8 @@ def trace(a, b, c, sub, o, e, start, init, forbid, cube, end_cell, end_state, nx
 
 
 @jit
-def align_cube(a, b, c, sub, o, e, start, init, forbid, bonus, nxt, opens):
-    """One triplet through a full cube: ``(score, box, moves, final state)``.
+def align_cube(a, b, c, sub, o, e, start, init, forbid, bonus):
+    """One triplet through a full cube of pointer words: ``(score, box, moves, final state, n)``.
 
     Global with ``init``/``forbid``: the end state is the best of
     ``state + bonus[state]`` (``bonus`` from the reversed state after the box).
@@ -407,22 +388,23 @@ def align_cube(a, b, c, sub, o, e, start, init, forbid, bonus, nxt, opens):
     la = a.shape[0]
     lb = b.shape[0]
     lc = c.shape[0]
-    cube = np.empty((la + 1, lb + 2, lc + 2, NS), dtype=np.int32)
+    P = np.empty((la + 1, lb + 1, lc + 1), dtype=np.uint64)
     best = np.empty(4, dtype=np.int64)
-    fill_cube(a, b, c, sub, o, e, start, init, forbid, cube, best)
-    S = np.empty(NS, dtype=np.int32)
-    cell_states(a, b, c, sub, o, e, start, init, forbid, cube, best[1], best[2], best[3], S)
+    corner = fill_pointers(a, b, c, sub, o, e, start, init, forbid, P, best)
     es = 0
     ev = np.iinfo(np.int64).min
-    for q in range(NS):
-        v = np.int64(S[q]) + (bonus[q] if start == 0 else 0)
-        if v > ev:
-            ev = v
-            es = q
+    if start == 0:
+        for q in range(NS):
+            v = np.int64(corner[q]) + bonus[q]
+            if v > ev:
+                ev = v
+                es = q
+    else:
+        ev = best[0]
+        es = np.int64(P[best[1], best[2], best[3]] & np.uint64(15))
     moves = np.zeros(la + lb + lc, dtype=np.uint8)
     first = np.zeros(3, dtype=np.int64)
-    n = trace(a, b, c, sub, o, e, start, init, forbid, cube, best[1:], es, nxt, opens,
-              moves, first)
+    n = trace(start, init, P, best[1:], es, moves, first)
     box = np.empty(6, dtype=np.int64)
     box[0] = first[0]
     box[1] = first[1]
@@ -431,6 +413,41 @@ def align_cube(a, b, c, sub, o, e, start, init, forbid, bonus, nxt, opens):
     box[4] = best[2]
     box[5] = best[3]
     return ev, box, moves[:max(n, 0)].copy(), es, n
+
+
+@pjit
+def rescore_batch(codes, offsets, trip, boxes, moves, move_off, sub, o, e, out):
+    """Natural sum-of-pairs score of each core ``boxes[t]`` aligned by
+    ``moves[move_off[t]:move_off[t + 1]]`` (the definition, as
+    ``Scoring.sum_of_pairs``; the check every traceback passes)."""
+    for t in prange(trip.shape[0]):
+        pos = np.empty(3, dtype=np.int64)
+        base = np.empty(3, dtype=np.int64)
+        last = np.zeros(3, dtype=np.int64)   # kind of each pair's last non-null column
+        for d in range(3):
+            base[d] = offsets[trip[t, d]]
+            pos[d] = boxes[t, d]
+        total = np.int64(0)
+        for q in range(move_off[t], move_off[t + 1]):
+            m = moves[q]
+            p = 0
+            for r1 in range(3):
+                for r2 in range(r1 + 1, 3):
+                    h1 = (m >> r1) & 1
+                    h2 = (m >> r2) & 1
+                    if h1 and h2:
+                        total += sub[codes[base[r1] + pos[r1]], codes[base[r2] + pos[r2]]]
+                        last[p] = 0
+                    elif h1 or h2:
+                        kind = 1 if h1 else 2
+                        total += e
+                        if last[p] != kind:
+                            total += o
+                        last[p] = kind
+                    p += 1
+            for d in range(3):
+                pos[d] += (m >> d) & 1
+        out[t] = total
 
 
 @jit
@@ -508,10 +525,9 @@ def end_and_start(a, b, c, sub, o, e, mode):
 
 # -- alignments in quadratic memory (Python drivers of the kernels above) -------
 
-#: Largest cube (cells) traced back in full (13 int32 exports per cell, 54 MB).
-CUBE_CELLS = 1 << 20
+#: Largest cube (cells) traced back in full (one 8-byte pointer word per cell, 32 MB).
+CUBE_CELLS = 1 << 22
 
-_NXT, _OPENS = transitions()
 _PERMS = {}
 
 
@@ -553,7 +569,7 @@ def global_moves(a, b, c, sub, o, e, s_in=FRESH, r_out=FRESH, forbid=0):
     bonus = bonus_table(o)
     if (la + 1) * (lb + 1) * (lc + 1) <= CUBE_CELLS or max(la, lb, lc) <= 1:
         value, _, moves, es, n = align_cube(a, b, c, sub, np.int32(o), np.int32(e), 0, s_in,
-                                            forbid, bonus[:, r_out].astype(np.int64), _NXT, _OPENS)
+                                            forbid, bonus[:, r_out].astype(np.int64))
         if n < 0:
             raise AssertionError("internal error: affine traceback left the optimal path")
         return moves, int(es), int(value)
@@ -589,7 +605,7 @@ def align(a, b, c, sub, o, e, mode):
         return score, (0, 0, 0, la, lb, lc), moves
     if (la + 1) * (lb + 1) * (lc + 1) <= CUBE_CELLS:
         score, box, moves, _, n = align_cube(a, b, c, sub, np.int32(o), np.int32(e), mode, FRESH,
-                                             0, np.zeros(NS, np.int64), _NXT, _OPENS)
+                                             0, np.zeros(NS, np.int64))
         if n < 0:
             raise AssertionError("internal error: affine traceback left the optimal path")
         return int(score), tuple(int(v) for v in box), moves

@@ -1,9 +1,14 @@
-"""CuPy launcher of the affine score kernel (``trimsa/kernels/triplet_affine.cu``).
+"""CuPy launchers of the affine kernels (``trimsa/kernels/triplet_affine.cu``).
 
 :func:`score_triplets` fills the same scores as ``_affine.score_batch``, bit
 for bit, in 32-bit arithmetic. One warp scores one triplet at a time; each
 warp owns two face buffers in global memory (:func:`warp_bytes`), so the
 number of warps launched is bounded by the memory share of the batch.
+
+:func:`align_triplets` returns the same alignments as ``_affine.align_cube``:
+the score kernel, compiled with ``TRACE``, also writes one 8-byte pointer word
+per cell of every cube (``_affine.pointer_word``), and one thread per triplet
+follows them back. Batches are cut so that their cubes fit the memory share.
 """
 
 from __future__ import annotations
@@ -24,24 +29,27 @@ MEM_FRACTION = 0.6
 MAX_CODES = 32
 
 _FUNCTIONS: dict = {}
+#: A null pointer argument (the score kernel without TRACE reads no pointer buffers).
+_NULL = np.uint64(0)
 
 
-def _function():
+def _function(trace: bool = False):
+    """``(kernel, resident warps)`` of the score kernel (with ``trace``: pointer words)."""
     import cupy
 
     from .. import kernels
 
     dev = cupy.cuda.Device().id
-    key = (dev, TJ)
+    key = (dev, TJ, trace)
     if key not in _FUNCTIONS:
-        name = f"affine_score<{TJ}>"
-        mod = kernels.module(KERNEL, (name,), device=dev)
-        fn = mod.get_function(name)
+        names = tuple(f"affine_score<{TJ}, {t}>" for t in ("false", "true"))
+        mod = kernels.module(KERNEL, names + ("affine_trace",), device=dev)
+        fn = mod.get_function(names[int(trace)])
         regs = max(1, int(fn.num_regs))
         threads = 32 * WARPS_PER_BLOCK
         per_sm = max(1, min(65536 // (regs * threads), 2048 // threads))
         sms = cupy.cuda.runtime.getDeviceProperties(dev)["multiProcessorCount"]
-        _FUNCTIONS[key] = (fn, per_sm * sms)
+        _FUNCTIONS[key] = (fn, per_sm * sms * WARPS_PER_BLOCK, mod.get_function("affine_trace"))
     return _FUNCTIONS[key]
 
 
@@ -77,7 +85,7 @@ def score_triplets(seqs, trip, mode: int, scoring, *, out, mem_fraction: float =
     if K > MAX_CODES:
         raise OptionError(f"the affine GPU kernel holds alphabets of up to {MAX_CODES} codes, "
                           f"got {K}")
-    fn, resident_blocks = _function()
+    fn, resident_warps, _ = _function()
     tri, lens = order(seqs.lengths, np.asarray(trip))
     cells = np.prod(lens.astype(np.int64) + 1, axis=1)
     perm = np.argsort(-cells, kind="stable")   # largest first: the last warps end together
@@ -92,7 +100,7 @@ def score_triplets(seqs, trip, mode: int, scoring, *, out, mem_fraction: float =
         raise MemoryError(f"the affine GPU kernel needs {per_warp} bytes of face buffers for "
                           f"lengths {la} x {lc}, more than {mem_fraction:.0%} of the free "
                           f"{free} bytes")
-    warps = min(resident_blocks * WARPS_PER_BLOCK, budget_warps, T)
+    warps = min(resident_warps, budget_warps, T)
     blocks = max(1, warps // WARPS_PER_BLOCK) if warps >= WARPS_PER_BLOCK else 1
     nwarps = blocks * WARPS_PER_BLOCK
     jwords = jface_words(la, lc)
@@ -108,7 +116,163 @@ def score_triplets(seqs, trip, mode: int, scoring, *, out, mem_fraction: float =
     fn((blocks,), (32 * WARPS_PER_BLOCK,),
        (d_codes, d_off, d_trip, np.int32(T), d_sub, np.int32(K), np.int32(scoring.gap_open),
         np.int32(scoring.gap_extend), np.int32(mode), d_j, np.int64(jwords), d_k,
-        np.int64(kwords), d_out, d_next))
+        np.int64(kwords), d_out, d_next, _NULL, _NULL, _NULL))
     res = cupy.asnumpy(d_out)
     out[perm] = res
     return out
+
+
+#: Most bytes one traceback batch takes (cubes of 160^3 take 47 MB each, so
+#: filling the resident warps of an H100 would need about 100 GB).
+TRACE_BATCH_BYTES = 32 << 30
+#: Largest score magnitude a traced triplet may reach (the kernel's 32-bit keys
+#: hold 16 x score; see triplet_affine.cu).
+TRACE_BOUND = 1 << 24
+
+
+def trace_words(lens) -> np.ndarray:
+    """Pointer words of each triplet's cube (``lens`` ``(T, 3)``): by chunk of 32
+    columns, row and wavefront step (``la + 32`` of them), 32 lanes."""
+    lens = np.asarray(lens, dtype=np.int64)
+    return (lens[:, 2] // 32 + 1) * (lens[:, 1] + 1) * (lens[:, 0] + 32) * 32
+
+
+def traceable(lens, scoring) -> np.ndarray:
+    """Which triplets (``lens`` ``(T, 3)``) the GPU traceback takes: a bound on
+    their scores, columns x 3 pairs x the largest cost of a pair, stays within
+    :data:`TRACE_BOUND`."""
+    worst = int(np.abs(scoring.table).max()) + abs(int(scoring.gap_open)) + \
+        abs(int(scoring.gap_extend))
+    return np.asarray(lens, dtype=np.int64).sum(axis=1) * 3 * worst < TRACE_BOUND
+
+
+def _free_bytes() -> int:
+    import cupy
+
+    pool = cupy.get_default_memory_pool()
+    return int(cupy.cuda.runtime.memGetInfo()[0] + pool.free_bytes())
+
+
+def _check_alphabet(scoring):
+    K = scoring.table.shape[0]
+    if K > MAX_CODES:
+        raise OptionError(f"the affine GPU kernel holds alphabets of up to {MAX_CODES} codes, "
+                          f"got {K}")
+    return K
+
+
+def align_triplets(seqs, trip, mode: int, scoring, *, mem_fraction: float = MEM_FRACTION):
+    """Optimal alignments of ``trip`` (``(T, 3)``, rows in the order they are aligned).
+
+    Returns ``(scores, boxes, moves)``: ``int64 (T,)``, ``int64 (T, 6)`` (start
+    and end cell of the core) and a list of ``uint8`` move arrays, equal to
+    ``_affine.align_cube`` with a fresh start and no bonus. Each cube takes
+    :func:`trace_words` 8-byte words of device memory; a triplet whose cube
+    and buffers do not fit ``mem_fraction`` of the free memory is a
+    :class:`MemoryError`, one outside :func:`traceable` an :class:`OptionError`.
+    """
+    import cupy
+
+    T = trip.shape[0]
+    K = _check_alphabet(scoring)
+    scores = np.empty(T, dtype=np.int64)
+    boxes = np.empty((T, 6), dtype=np.int64)
+    moves = [None] * T
+    if T == 0:
+        return scores, boxes, moves
+    fn, resident_warps, trace_fn = _function(True)
+    trip = np.ascontiguousarray(trip, dtype=np.int32)
+    lens = seqs.lengths[trip].astype(np.int64)
+    if not traceable(lens, scoring).all():
+        raise OptionError("a triplet's scores could exceed the GPU traceback's bound "
+                          f"({TRACE_BOUND}); align it on the CPU")
+    cells = trace_words(lens)
+    per_warp = warp_bytes(int(lens[:, 0].max()), int(lens[:, 2].max()))
+    order_ = np.argsort(-cells, kind="stable")
+    free = _free_bytes()
+    budget = min(int(free * mem_fraction), TRACE_BATCH_BYTES)
+    d_codes = cupy.asarray(seqs.codes)
+    d_off = cupy.asarray(seqs.offsets.astype(np.int64))
+    d_sub = cupy.asarray(np.ascontiguousarray(scoring.table, dtype=np.int32))
+    la_max = int(lens[:, 0].max())
+    lc_max = int(lens[:, 2].max())
+    jwords = jface_words(la_max, lc_max)
+    kwords = (la_max + 1) * (TJ + 1) * FACE_WORDS
+    lo = 0
+    while lo < T:
+        # the largest cubes first; a batch takes cubes while they and the buffers fit
+        hi = lo
+        used = 0
+        while hi < T:
+            need = 8 * int(cells[order_[hi]]) + 64 * 3 + 4 * 3
+            warps = min(resident_warps, hi - lo + 1)
+            if used + need + warps * per_warp > budget:
+                break
+            used += need
+            hi += 1
+        if hi == lo:
+            t = int(order_[lo])
+            raise MemoryError(
+                f"an affine GPU traceback of lengths {tuple(int(x) for x in lens[t])} needs "
+                f"{8 * int(cells[t]) + per_warp} bytes of device memory, more than "
+                f"{budget} bytes ({mem_fraction:.0%} of the free {free} bytes, at most "
+                f"{TRACE_BATCH_BYTES})")
+        part = order_[lo:hi]
+        _trace_batch(fn, resident_warps, trace_fn, seqs, trip[part], lens[part], cells[part],
+                     mode, K, scoring, d_codes, d_off, d_sub, jwords, kwords,
+                     part, scores, boxes, moves)
+        # hand the batch's cubes back, so that the next one finds them free
+        cupy.get_default_memory_pool().free_all_blocks()
+        lo = hi
+    return scores, boxes, moves
+
+
+def _trace_batch(fn, resident_warps, trace_fn, seqs, tri, lens, cells, mode, K, scoring,
+                 d_codes, d_off, d_sub, jwords, kwords, where_to, scores, boxes, moves):
+    import cupy
+
+    n = tri.shape[0]
+    ptr_off = np.zeros(n + 1, dtype=np.int64)
+    ptr_off[1:] = np.cumsum(cells)   # pointer words per cube (trace_words)
+    span = lens.sum(axis=1)
+    move_off = np.zeros(n + 1, dtype=np.int64)
+    move_off[1:] = np.cumsum(span)
+    warps = min(resident_warps, n)
+    blocks = max(1, -(-warps // WARPS_PER_BLOCK))
+    nwarps = blocks * WARPS_PER_BLOCK
+    d_trip = cupy.asarray(tri)
+    d_j = cupy.empty(nwarps * jwords, dtype=np.int32)
+    d_k = cupy.empty(nwarps * kwords, dtype=np.int32)
+    d_out = cupy.empty(n, dtype=np.int64)
+    d_next = cupy.zeros(1, dtype=np.int32)
+    d_ptr = cupy.empty(int(ptr_off[-1]), dtype=np.uint64)
+    d_ptr_off = cupy.asarray(ptr_off)
+    d_where = cupy.empty(n, dtype=np.int64)
+    fn((blocks,), (32 * WARPS_PER_BLOCK,),
+       (d_codes, d_off, d_trip, np.int32(n), d_sub, np.int32(K), np.int32(scoring.gap_open),
+        np.int32(scoring.gap_extend), np.int32(mode), d_j, np.int64(jwords), d_k,
+        np.int64(kwords), d_out, d_next, d_ptr, d_ptr_off, d_where))
+    del d_j, d_k
+    d_dims = cupy.asarray(np.ascontiguousarray(lens, dtype=np.int32))
+    d_moves = cupy.empty(max(1, int(move_off[-1])), dtype=np.uint8)
+    d_res = cupy.empty(4 * n, dtype=np.int32)
+    threads = 128
+    trace_fn((-(-n // threads),), (threads,),
+             (d_ptr, d_ptr_off, d_dims, d_where, np.int32(n), np.int32(mode), d_moves,
+              cupy.asarray(move_off), d_res))
+    del d_ptr   # the next batch reuses this memory from the pool
+    res = cupy.asnumpy(d_res).reshape(n, 4)
+    where = cupy.asnumpy(d_where)
+    mv = cupy.asnumpy(d_moves)
+    out = cupy.asnumpy(d_out)
+    nb = lens[:, 1] + 1
+    nc = lens[:, 2] + 1
+    end = np.stack([where // (nb * nc), (where // nc) % nb, where % nc], axis=1)
+    for q, t in enumerate(where_to.tolist()):
+        count = int(res[q, 0])
+        if count < 0:
+            raise AssertionError("internal error: affine GPU traceback left the cube")
+        scores[t] = out[q]
+        boxes[t, :3] = res[q, 1:]
+        boxes[t, 3:] = end[q]
+        moves[t] = mv[move_off[q]:move_off[q] + count][::-1].copy()

@@ -402,11 +402,18 @@ def align_triplet(a, b, c, *, mode: Mode = "global", scoring: Scoring | None = N
 
 
 def align_triplets(seqs, triplets, *, mode: Mode = "global", scoring: Scoring | None = None,
-                   threads: int = 0) -> list:
+                   threads: int = 0, device: Device = "cpu") -> list:
     """Optimal alignments of many triplets (a list of :class:`TripletAlignment`).
 
-    Triplets whose cube fits :data:`CUBE_CELLS` are aligned in parallel
-    through full cubes; the others one at a time by divide and conquer.
+    Triplets whose cube fits :data:`CUBE_CELLS` (affine gaps:
+    ``_affine.CUBE_CELLS``) are aligned in parallel through full cubes; the
+    others one at a time by divide and conquer.
+
+    ``device``: ``"cpu"``, ``"gpu"`` or ``"auto"``. On a GPU, affine
+    triplets whose cube fits are aligned there in batches, with the same
+    alignments as on the CPU; the larger ones stay on the CPU. GPU tracebacks
+    take affine gaps only (``gap_open < 0``); ``"gpu"`` with a linear scoring
+    is an error.
     """
     seqs = as_sequence_set(seqs, scoring.alphabet if scoring is not None else None)
     m = check_mode(mode)
@@ -416,8 +423,12 @@ def align_triplets(seqs, triplets, *, mode: Mode = "global", scoring: Scoring | 
     nthreads = _numba.set_threads(threads)
     from . import _cpu
 
+    if sc.linear and device == "gpu":
+        raise OptionError("GPU tracebacks take affine gaps (gap_open and gap_extend); "
+                          "linear-gap tracebacks run on the CPU")
     if not sc.linear:
-        return _align_affine(seqs, trip, m, sc, mode, nthreads)
+        dev = resolve_device(device, announce=False)
+        return _align_affine(seqs, trip, m, sc, mode, nthreads, dev)
     lens = seqs.lengths
     L = lens[trip].astype(np.int64) if trip.size else np.zeros((0, 3), np.int64)
     cells = np.prod(L + 1, axis=1) if trip.size else np.zeros(0, np.int64)
@@ -448,9 +459,34 @@ def align_triplets(seqs, triplets, *, mode: Mode = "global", scoring: Scoring | 
     return results
 
 
-def _align_affine(seqs: SequenceSet, trip, m: int, sc: Scoring, mode: str, nthreads: int) -> list:
-    """Affine tracebacks of ``trip``, on ``nthreads`` threads (the kernels release the GIL)."""
+def _align_affine(seqs: SequenceSet, trip, m: int, sc: Scoring, mode: str, nthreads: int,
+                  device: str = "cpu") -> list:
+    """Affine tracebacks of ``trip``: full cubes on the GPU with ``device="gpu"``,
+    the rest on ``nthreads`` CPU threads (the kernels release the GIL). Every
+    alignment is rescored from its rows and must give the optimum."""
+    from . import _affine
+
     results = [None] * trip.shape[0]
+    todo = np.arange(trip.shape[0])
+    if device == "gpu" and trip.shape[0]:
+        from . import _gpu_affine
+
+        lens = seqs.lengths[trip].astype(np.int64)
+        fits = (np.prod(lens + 1, axis=1) <= _affine.CUBE_CELLS) & _gpu_affine.traceable(lens, sc)
+        on_gpu = np.flatnonzero(fits)
+        todo = np.flatnonzero(~fits)
+        scores, boxes, moves = _gpu_affine.align_triplets(seqs, trip[on_gpu], m, sc)
+        move_off = np.zeros(len(moves) + 1, dtype=np.int64)
+        move_off[1:] = np.cumsum([len(x) for x in moves])
+        got = np.empty(len(moves), dtype=np.int64)
+        _affine.rescore_batch(seqs.codes, seqs.offsets, trip[on_gpu].astype(np.int64), boxes,
+                              np.concatenate(moves) if moves else np.zeros(0, np.uint8),
+                              move_off, sc.table, np.int64(sc.gap_open), np.int64(sc.gap_extend),
+                              got)
+        if not np.array_equal(got, scores):
+            raise AssertionError("internal error: GPU traceback does not reach the optimal score")
+        for q, t in enumerate(on_gpu.tolist()):
+            results[t] = _make(seqs, trip[t], int(scores[q]), boxes[q], moves[q], mode)
 
     def run(chunk):
         for t in chunk.tolist():
@@ -458,7 +494,7 @@ def _align_affine(seqs: SequenceSet, trip, m: int, sc: Scoring, mode: str, nthre
             score, box, mv = _align_codes_affine(ca, cb, cc, m, sc)
             results[t] = _make(seqs, trip[t], score, box, mv, mode)
 
-    _numba.in_threads(run, np.arange(trip.shape[0]), nthreads)
+    _numba.in_threads(run, todo, nthreads)
     return results
 
 
