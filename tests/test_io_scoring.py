@@ -129,7 +129,7 @@ def test_gzip_detected_by_content(tmp_path):
 def test_bad_gzip(tmp_path):
     p = tmp_path / "x.fa.gz"
     p.write_bytes(b"\x1f\x8b" + b"junk" * 10)
-    with pytest.raises(InputFormatError, match="cannot be read"):
+    with pytest.raises(InputFormatError, match="corrupt gzip stream"):
         read_sequences(p)
 
 

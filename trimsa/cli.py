@@ -11,10 +11,16 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import signal
 import sys
+import threading
 
 from . import __version__
 from .errors import TrimsaError
+
+#: Output options that are checked before any work starts (``args`` attribute, option).
+OUTPUT_OPTIONS = (("output", "-o/--output"), ("tree_out", "--tree-out"))
 
 #: Subcommand modules under ``trimsa.commands``, in the order ``--help`` lists them.
 COMMANDS = (
@@ -47,19 +53,122 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv=None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+def _available_memory() -> str:
     try:
-        result = args.func(args)
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return f"{int(line.split()[1]) * 1024 / 2**30:.1f} GiB available"
+    except OSError:
+        pass
+    return "available memory unknown"
+
+
+def _quiet_stdout() -> None:
+    """After a broken pipe: point stdout at /dev/null so that the exit flush is silent."""
+    try:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+#: How often the main thread looks up from waiting for the command (seconds).
+POLL = 0.1
+
+
+class _Terminated(BaseException):
+    """SIGTERM, raised in the main thread while it waits for the command."""
+
+
+def _run_interruptibly(fn, args, command: str):
+    """Run ``fn(args)`` in a worker thread while the main thread waits for Ctrl-C.
+
+    The kernels (numba, CUDA) do not return to Python for seconds at a time,
+    and a signal is only acted on between Python instructions of the main
+    thread. Here the main thread does nothing else, so an interrupt is seen at
+    once: temporary outputs are removed and the process ends (status 130, or
+    143 for SIGTERM) without waiting for the kernels.
+    """
+    from .io import remove_pending
+
+    box = {}
+
+    def target():
+        try:
+            box["result"] = fn(args)
+        except BaseException as exc:  # handed to the main thread as it is
+            box["error"] = exc
+
+    def terminate(signum, frame):
+        raise _Terminated
+
+    worker = threading.Thread(target=target, name=f"trimsa-{command}", daemon=True)
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        worker.start()
+        while worker.is_alive():
+            worker.join(POLL)
+    except KeyboardInterrupt:
+        remove_pending()
+        print(f"trimsa {command}: interrupted", file=sys.stderr, flush=True)
+        os._exit(130)
+    except _Terminated:
+        remove_pending()
+        print(f"trimsa {command}: terminated", file=sys.stderr, flush=True)
+        os._exit(128 + signal.SIGTERM)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    if "error" in box:
+        raise box["error"]
+    return box.get("result")
+
+
+def main(argv=None) -> int:
+    from .io import check_output, remove_pending
+
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+    except KeyboardInterrupt:
+        print("trimsa: interrupted", file=sys.stderr)
+        return 130
+    prefix = f"trimsa {args.command}: error:"
+    try:
+        for name, option in OUTPUT_OPTIONS:
+            value = getattr(args, name, None)
+            if value is not None:
+                check_output(value, "output")
+        if threading.current_thread() is threading.main_thread():
+            result = _run_interruptibly(args.func, args, args.command)
+        else:
+            result = args.func(args)
     except TrimsaError as exc:
-        print(f"trimsa {args.command}: error: {exc}", file=sys.stderr)
+        remove_pending()
+        if "broken pipe" in str(exc):
+            _quiet_stdout()
+        print(f"{prefix} {exc}", file=sys.stderr)
+        return 2
+    except MemoryError as exc:
+        remove_pending()
+        what = str(exc) or "an allocation was refused"
+        print(f"{prefix} out of memory ({what}; {_available_memory()})", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
+        remove_pending()
         print(f"trimsa {args.command}: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
-        return 0
+        remove_pending()
+        _quiet_stdout()
+        print(f"{prefix} standard output closed before the output was written (broken pipe)",
+              file=sys.stderr)
+        return 2
+    except OSError as exc:
+        remove_pending()
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"{prefix} {where}{exc.strerror or exc}", file=sys.stderr)
+        return 2
     return int(result or 0)
 
 

@@ -35,3 +35,11 @@ class OptionError(TrimsaError):
 
 class BackendUnavailableError(TrimsaError, ImportError):
     """An optional backend (CuPy, Dask, piqtree) is missing or has no device."""
+
+
+class OutputError(TrimsaError):
+    """An output location cannot be written (missing folder, a directory, full disk...)."""
+
+
+class ResourceError(TrimsaError):
+    """The work needs more memory than the machine has available."""

@@ -121,12 +121,6 @@ def _first_word(name: str) -> str:
     return parts[0] if parts else ""
 
 
-def _open_alignment_text(path: Path):
-    from .io import _open_text
-
-    return _open_text(path)
-
-
 def read_alignment(source, format: str = "fasta", label: str | None = None) -> list:
     """Read an alignment as ``(name, row)`` pairs, names cut to their first word.
 
@@ -171,16 +165,13 @@ def read_alignment(source, format: str = "fasta", label: str | None = None) -> l
 def _read_path(path: Path, fmt: str, label: str | None):
     from Bio import AlignIO, SeqIO
 
-    label = label or str(path)
-    if not path.exists():
-        raise InputFormatError(f"{label}: no such file")
-    if path.is_dir():
-        raise InputFormatError(f"{label}: is a directory, not an alignment file")
-    try:
-        with _open_alignment_text(path) as fh:
-            text = fh.read()
-    except (OSError, EOFError) as exc:
-        raise InputFormatError(f"{label}: cannot be read ({exc})") from None
+    from .io import ENCODING, ERRORS, _read_bytes
+
+    if str(path) != "-" and path.is_dir():
+        raise InputFormatError(f"{label or path}: is a directory, not an alignment file")
+    where, data = _read_bytes(path)
+    label = where if not label or label == "-" else label
+    text = data.decode(ENCODING, ERRORS).removeprefix("\ufeff")
     if not text.strip():
         raise InputFormatError(f"{label}: file is empty")
     fmt = (fmt or "fasta").lower()
@@ -252,7 +243,8 @@ def _ratio(num: int, den: int) -> float:
     return num / den if den else math.nan
 
 
-def compare(reference, estimate, *, format: str = "fasta") -> Scores:
+def compare(reference, estimate, *, format: str = "fasta", reference_format: str | None = None,
+            estimate_format: str | None = None) -> Scores:
     """Score ``estimate`` against ``reference`` with FastSP's definitions.
 
     Parameters
@@ -262,6 +254,8 @@ def compare(reference, estimate, *, format: str = "fasta") -> Scores:
         Biopython alignments, or lists of ``SeqRecord`` or ``(name, row)``.
     format
         Biopython format of the files given as paths (default ``fasta``).
+    reference_format, estimate_format
+        The format of one of the two files, where it differs from ``format``.
 
     Returns
     -------
@@ -284,8 +278,8 @@ def compare(reference, estimate, *, format: str = "fasta") -> Scores:
     """
     ref_label = str(reference) if isinstance(reference, (str, os.PathLike)) else "reference"
     est_label = str(estimate) if isinstance(estimate, (str, os.PathLike)) else "estimate"
-    ref_rows = read_alignment(reference, format, ref_label)
-    est_rows = read_alignment(estimate, format, est_label)
+    ref_rows = read_alignment(reference, reference_format or format, ref_label)
+    est_rows = read_alignment(estimate, estimate_format or format, est_label)
     return _compare_rows(ref_rows, est_rows, ref_label, est_label)
 
 

@@ -1,13 +1,21 @@
 """Reading sequences and writing results.
 
 FASTA is read through Biopython, plain or gzip-compressed (recognised by its
-magic bytes, whatever the file is called). :func:`read_sequences` validates
-what it reads and raises :class:`~trimsa.errors.TrimsaError` subclasses whose
-messages name the file, the record and the position.
+magic bytes, whatever the file is called), from a path or ``-`` (standard
+input). Text is UTF-8; bytes that are not valid UTF-8 are carried through
+(``surrogateescape``), so names are written back byte for byte. A byte-order
+mark and blank lines before the first record are accepted.
+:func:`read_sequences` validates what it reads and raises
+:class:`~trimsa.errors.TrimsaError` subclasses whose messages name the file,
+the record and the position.
 
-Output files are written atomically: :func:`atomic_output` writes to a
-temporary file beside the target and renames it on success, so a failed run
-never leaves a partial file behind.
+Regular output files are written atomically: :func:`atomic_output` writes to a
+temporary file beside the target and renames it on success, so a failed or
+interrupted run never leaves a partial file behind; the new file gets the mode
+of the file it replaces, or the umask's. Character devices (``/dev/null``),
+FIFOs and process substitutions are opened and written in place, and ``-``
+is standard output. :func:`check_output` says before any work whether a
+location can be written.
 """
 
 from __future__ import annotations
@@ -16,8 +24,11 @@ import contextlib
 import gzip
 import io
 import os
+import stat
 import sys
 import tempfile
+import threading
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
@@ -28,8 +39,16 @@ from . import alphabet as _alphabet
 from .errors import (
     DuplicateNameError,
     InputFormatError,
+    OutputError,
     TooFewSequencesError,
 )
+
+#: Text encoding of every file trimsa reads or writes.
+ENCODING = "utf-8"
+#: Bytes that are not UTF-8 travel through as surrogates and are written back as they were.
+ERRORS = "surrogateescape"
+#: The name standard input goes by in messages.
+STDIN = "<stdin>"
 
 
 @dataclass(frozen=True)
@@ -83,24 +102,16 @@ class SequenceSet:
             )
 
 
-def _open_text(path: Path):
-    with open(path, "rb") as fh:
-        magic = fh.read(2)
-    if magic == b"\x1f\x8b":
-        return gzip.open(path, "rt", encoding="latin-1", newline=None)
-    return open(path, "rt", encoding="latin-1", newline=None)
-
-
-def read_records(source) -> list:
-    """Read FASTA records as ``(name, description, sequence)`` tuples.
-
-    ``source`` is a path (plain or gzip) or an open text handle. Raises
-    :class:`InputFormatError` for a missing, empty, non-FASTA or unreadable
-    file, or a record with an empty sequence.
-    """
-    from Bio import SeqIO
-
-    if isinstance(source, (str, os.PathLike)):
+def _read_bytes(source) -> tuple:
+    """``(label, bytes)`` of a path or ``-`` (standard input), gunzipped when gzip."""
+    if str(source) == "-":
+        label = STDIN
+        stream = getattr(sys.stdin, "buffer", None)
+        try:
+            data = stream.read() if stream is not None else sys.stdin.read().encode(ENCODING, ERRORS)
+        except OSError as exc:
+            raise InputFormatError(f"{label}: cannot be read ({exc.strerror or exc})") from None
+    else:
         path = Path(source)
         label = str(path)
         if not path.exists():
@@ -108,23 +119,42 @@ def read_records(source) -> list:
         if path.is_dir():
             raise InputFormatError(f"{label}: is a directory, not a FASTA file")
         try:
-            handle = _open_text(path)
+            with open(path, "rb") as fh:
+                data = fh.read()
         except OSError as exc:
             raise InputFormatError(f"{label}: cannot be read ({exc.strerror or exc})") from None
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise InputFormatError(f"{label}: corrupt gzip stream ({exc})") from None
+    return label, data
+
+
+def read_records(source) -> list:
+    """Read FASTA records as ``(name, description, sequence)`` tuples.
+
+    ``source`` is a path (plain or gzip), ``-`` for standard input, or an
+    open text handle. Raises :class:`InputFormatError` for a missing, empty,
+    non-FASTA or unreadable file, or a corrupt gzip stream.
+    """
+    from Bio import SeqIO
+
+    if isinstance(source, (str, os.PathLike)):
+        label, data = _read_bytes(source)
+        text = data.decode(ENCODING, ERRORS)
     else:
         label = getattr(source, "name", "<input>")
-        handle = contextlib.nullcontext(source)
+        try:
+            text = source.read()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InputFormatError(f"{label}: cannot be read ({exc})") from None
     records = []
-    try:
-        with handle as fh:
-            text = fh.read()
-    except (OSError, EOFError, gzip.BadGzipFile) as exc:
-        raise InputFormatError(f"{label}: cannot be read ({exc})") from None
-    if not text.strip():
+    text = text.removeprefix("\ufeff").lstrip()
+    if not text:
         raise InputFormatError(f"{label}: file is empty")
-    first = text.lstrip()[:1]
-    if first != ">":
-        line = text.lstrip().splitlines()[0][:40]
+    if text[0] != ">":
+        line = text.splitlines()[0][:40]
         raise InputFormatError(
             f"{label}: not a FASTA file (first line {line!r} does not start with '>')"
         )
@@ -183,7 +213,10 @@ def encode_records(records, alphabet=None, label: str = "<input>") -> SequenceSe
 
 def read_sequences(source, alphabet=None) -> SequenceSet:
     """Read, validate and encode a FASTA file (see :func:`read_records`)."""
-    label = str(source) if isinstance(source, (str, os.PathLike)) else getattr(source, "name", "<input>")
+    if isinstance(source, (str, os.PathLike)):
+        label = STDIN if str(source) == "-" else str(source)
+    else:
+        label = getattr(source, "name", "<input>")
     return encode_records(read_records(source), alphabet, label)
 
 
@@ -214,29 +247,148 @@ def as_sequence_set(seqs, alphabet=None) -> SequenceSet:
     return encode_records(records, alphabet, "<sequences>")
 
 
+def _is_stdout(path) -> bool:
+    return path is None or str(path) == "-"
+
+
+def _stream_target(path: Path) -> bool:
+    """Whether ``path`` exists and is not a regular file (a device, FIFO or socket)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
+def check_output(path, what: str = "output") -> None:
+    """Raise :class:`OutputError` unless ``path`` can be written (``None``/``-``: stdout).
+
+    Called before the work starts, so that a mistyped output location costs
+    nothing. Regular files need a writable folder (the new file is renamed
+    into place); devices, FIFOs and sockets need only to be writable.
+    """
+    if _is_stdout(path):
+        return
+    text = os.fspath(path)
+    if text == "":
+        raise OutputError(f"empty {what} path")
+    target = Path(text)
+    if _stream_target(target):
+        if not os.access(target, os.W_OK):
+            raise OutputError(f"{target}: {what} is not writable")
+        return
+    if target.is_dir():
+        raise OutputError(f"{target}: {what} is a directory")
+    real = Path(os.path.realpath(target))
+    directory = real.parent
+    if not directory.exists():
+        raise OutputError(f"{target}: directory {target.parent} does not exist")
+    if not directory.is_dir():
+        raise OutputError(f"{target}: {target.parent} is not a directory")
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise OutputError(f"{target}: cannot create files in {target.parent} (permission denied)")
+    if real.exists() and not os.access(real, os.W_OK):
+        raise OutputError(f"{target}: {what} is not writable (permission denied)")
+
+
+#: Temporary files being written (removed on an interrupt that ends the process).
+_PENDING: set = set()
+_PENDING_LOCK = threading.Lock()
+
+
+def remove_pending() -> None:
+    """Delete every temporary output file still being written."""
+    with _PENDING_LOCK:
+        for tmp in list(_PENDING):
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        _PENDING.clear()
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _os_error(label: str, exc: OSError) -> OutputError:
+    if isinstance(exc, BrokenPipeError):
+        return OutputError(f"{label}: closed before the output was written (broken pipe)")
+    return OutputError(f"{label}: cannot be written ({exc.strerror or exc})")
+
+
 @contextlib.contextmanager
 def atomic_output(path, mode: str = "w"):
-    """Open ``path`` for writing through a temporary file, renamed on success.
+    """Open ``path`` for writing (UTF-8 text, or bytes with ``mode="wb"``).
 
-    ``path`` of ``None`` or ``"-"`` writes to standard output instead.
+    A regular file (new or existing) is written through a temporary file
+    beside it, renamed on success (a symbolic link keeps pointing at it); the
+    result has the replaced file's mode, or ``0666`` less the umask. A
+    character device, FIFO or socket is written in place. ``None`` or ``"-"``
+    is standard output. Operating-system errors (full disk, broken pipe, ...)
+    become one :class:`OutputError`.
     """
-    if path is None or str(path) == "-":
-        yield sys.stdout
-        sys.stdout.flush()
+    binary = "b" in mode
+    if _is_stdout(path):
+        label = "standard output"
+        try:
+            raw = getattr(sys.stdout, "buffer", None)
+            if raw is None:
+                yield sys.stdout
+                sys.stdout.flush()
+                return
+            sys.stdout.flush()
+            if binary:
+                yield raw
+                raw.flush()
+                return
+            fh = io.TextIOWrapper(raw, encoding=ENCODING, errors=ERRORS, newline="\n")
+            try:
+                yield fh
+                fh.flush()
+            finally:
+                fh.detach()
+        except OSError as exc:
+            raise _os_error(label, exc) from None
         return
-    target = Path(path)
-    directory = target.parent if str(target.parent) else Path(".")
-    if not directory.exists():
-        raise InputFormatError(f"{target}: directory {directory} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    check_output(path)
+    target = Path(os.fspath(path))
+    label = str(target)
+    kw = {} if binary else {"encoding": ENCODING, "errors": ERRORS}
+    if _stream_target(target):
+        try:
+            with open(target, mode, **kw) as fh:
+                yield fh
+        except OSError as exc:
+            raise _os_error(label, exc) from None
+        return
+    real = Path(os.path.realpath(target))
     try:
-        with os.fdopen(fd, mode) as fh:
+        keep = stat.S_IMODE(os.stat(real).st_mode)
+    except OSError:
+        keep = 0o666 & ~_umask()
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{real.name}.", suffix=".tmp", dir=real.parent)
+    except OSError as exc:
+        raise _os_error(label, exc) from None
+    with _PENDING_LOCK:
+        _PENDING.add(tmp)
+    try:
+        with os.fdopen(fd, mode, **kw) as fh:
             yield fh
-        os.replace(tmp, target)
+        os.chmod(tmp, keep)
+        os.replace(tmp, real)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise _os_error(label, exc) from None
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+    finally:
+        with _PENDING_LOCK:
+            _PENDING.discard(tmp)
 
 
 def write_fasta(rows: Iterable, handle, width: int = 0) -> None:

@@ -272,15 +272,23 @@ class Scoring:
     def for_alphabet(cls, alpha: _alphabet.Alphabet, stage: Stage = "triplet", *, match=None,
                      mismatch=None, matrix=None, gap=None, gap_open=None,
                      gap_extend=None) -> "Scoring":
-        """The defaults of ``stage`` for ``alpha``, with any of the options overridden."""
+        """The defaults of ``stage`` for ``alpha``, with any of the options overridden.
+
+        The options mean what the command line says: a match scores above a
+        mismatch (:meth:`dna` itself takes any table, for tests of the engine).
+        """
         gaps = dict(gap=gap, gap_open=gap_open, gap_extend=gap_extend, stage=stage)
         if alpha.name == "dna":
             if matrix is not None:
                 raise OptionError("a substitution matrix applies to protein input only; "
                                   "use --match/--mismatch for DNA")
             d = DEFAULTS["dna"]
-            return cls.dna(d["match"] if match is None else match,
-                           d["mismatch"] if mismatch is None else mismatch, **gaps)
+            match = d["match"] if match is None else _as_int(match, "match score")
+            mismatch = d["mismatch"] if mismatch is None else _as_int(mismatch, "mismatch score")
+            if match <= mismatch:
+                raise OptionError(f"the match score must be above the mismatch score, got "
+                                  f"match {match} and mismatch {mismatch}")
+            return cls.dna(match, mismatch, **gaps)
         if match is not None or mismatch is not None:
             raise OptionError("--match/--mismatch apply to DNA only; use --matrix for protein")
         return cls.protein(DEFAULTS["protein"]["matrix"] if matrix is None else matrix, **gaps)

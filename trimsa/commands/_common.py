@@ -9,6 +9,7 @@ profile aligner of ``run``).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from ..errors import OptionError
@@ -64,8 +65,13 @@ def scoring_from_args(args, alphabet) -> Scoring:
 
 
 def check_threads(threads: int) -> int:
+    """``threads`` (0 = all cores) within ``0..cores``; more than the cores is clamped with a note."""
     if threads < 0:
         raise OptionError(f"--threads must be >= 0 (0 = all cores), got {threads}")
+    cores = os.cpu_count() or 1
+    if threads > cores:
+        note(f"--threads {threads} is more than the {cores} cores here; using {cores}")
+        return cores
     return threads
 
 

@@ -17,7 +17,7 @@ def register(sub) -> None:
                     "or natural affine gaps) and write the alignment as FASTA in input order. The score goes to "
                     "stderr. Tracebacks run on the CPU: --device gpu is an error.",
     )
-    p.add_argument("input", help="FASTA file with exactly 3 records (plain or gzip)")
+    p.add_argument("input", help="FASTA file with exactly 3 records (plain or gzip; - reads standard input)")
     p.add_argument("-o", "--output", default=None, help="output FASTA (default: stdout)")
     add_mode_option(p)
     add_scoring_options(p, "triplet")
@@ -29,7 +29,7 @@ def register(sub) -> None:
 def run(args) -> int:
     from ._common import check_threads, note
 
-    check_threads(args.threads)
+    args.threads = check_threads(args.threads)
     if args.device == "gpu":
         raise OptionError("align3 has no GPU path (3-way tracebacks run on the CPU); "
                           "use --device cpu or auto")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from ..errors import OptionError
 from ..evaluate import JSON_KEYS, compare
 
 _LABELS = {
@@ -36,13 +37,22 @@ def register(subparsers) -> None:
     p.add_argument("--format", default="fasta",
                    help="Biopython format of both files (default fasta; e.g. clustal, "
                         "phylip-relaxed, stockholm, nexus)")
+    p.add_argument("--reference-format", default=None, metavar="FORMAT",
+                   help="format of the reference alone (default: --format)")
+    p.add_argument("--estimate-format", default=None, metavar="FORMAT",
+                   help="format of the estimate alone (default: --format)")
     p.add_argument("--json", action="store_true",
                    help="print one JSON object (keys: " + ", ".join(JSON_KEYS) + ")")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    scores = compare(args.reference, args.estimate, format=args.format)
+    if args.reference == "-" and args.estimate == "-":
+        raise OptionError("only one of the reference and the estimate can be read from "
+                          "standard input ('-')")
+    scores = compare(args.reference, args.estimate, format=args.format,
+                     reference_format=args.reference_format,
+                     estimate_format=args.estimate_format)
     d = scores.to_dict()
     if args.json:
         print(json.dumps(d))

@@ -17,7 +17,9 @@ def register(subparsers) -> None:
         description="Align the sequences of INPUT (FASTA, plain or gzip) and write the "
                     "alignment in input order, names intact. PHYLIP output is relaxed "
                     "PHYLIP (names kept in full).")
-    p.add_argument("input", metavar="INPUT", help="FASTA file of unaligned sequences")
+    p.add_argument("input", metavar="INPUT",
+                   help="FASTA file of unaligned sequences (plain or gzip; - reads standard "
+                        "input)")
     p.add_argument("-o", "--output", default=None,
                    help="alignment file (default: standard output)")
     p.add_argument("--format", default="fasta",
@@ -80,7 +82,7 @@ def handler(args) -> int:
     fmt = args.format.lower()
     if fmt not in FORMATS:
         raise OptionError(f"unknown --format {args.format!r}; choose one of: {', '.join(FORMATS)}")
-    check_threads(args.threads)
+    args.threads = check_threads(args.threads)
     if args.guide_tree is not None:
         given = [f for f, v in (("--method", args.method),
                                 ("--tree-distances", args.tree_distances)) if v is not None]
@@ -93,7 +95,7 @@ def handler(args) -> int:
                       gap=args.gap, gap_open=args.gap_open, gap_extend=args.gap_extend,
                       guide_tree=args.guide_tree, **options)
     t0 = time.perf_counter()
-    result = aligner.align(args.input, progress=_Progress(not args.quiet))
+    result = aligner.align(args.input, progress=_Progress(not args.quiet), format=fmt)
     t = time.perf_counter()
     if args.tree_out:
         from ..io import atomic_output

@@ -34,7 +34,7 @@ def register(subparsers) -> None:
         description="Build a guide tree and write it as one line of Newick (accepted by Clustal "
                     "Omega --guidetree-in and TWILIGHT -t). Distances come from exact 3-way "
                     "alignment scores (default) or from k-mers.")
-    p.add_argument("input", help="FASTA file (plain or gzip)")
+    p.add_argument("input", help="FASTA file (plain or gzip; - reads standard input)")
     p.add_argument("-o", "--output", default="-", help="Newick output (default: stdout)")
     p.add_argument("--method", choices=tuple(METHODS), default="nj",
                    help="neighbour-joining (rooted at the midpoint; default) or UPGMA")
@@ -75,7 +75,7 @@ _TRIPLET_OPTIONS = (("triplets", "triplets"), ("m", "m"), ("band", "band"),
 def run(args) -> int:
     from ..tree import build_guide_tree
 
-    check_threads(args.threads)
+    args.threads = check_threads(args.threads)
     if args.time_budget is not None and not args.time_budget > 0:
         raise OptionError(f"--time-budget must be positive, got {args.time_budget}")
     seqs = read_sequences(args.input, None if args.alphabet == "auto" else args.alphabet)

@@ -25,7 +25,7 @@ def register(sub) -> None:
                     "input (or of the triplets named in --triplets) as a TSV table with the "
                     "header seq1, seq2, seq3, score.",
     )
-    p.add_argument("input", help="FASTA file (plain or gzip)")
+    p.add_argument("input", help="FASTA file (plain or gzip; - reads standard input)")
     p.add_argument("-o", "--output", default=None, help="output TSV (default: stdout)")
     p.add_argument("--triplets", default=None, metavar="FILE",
                    help="score only these triplets: one per line, three sequence names "
@@ -74,7 +74,7 @@ def read_triplet_file(path, seqs) -> np.ndarray:
 
 
 def run(args) -> int:
-    check_threads(args.threads)
+    args.threads = check_threads(args.threads)
     seqs = read_sequences(args.input, args.alphabet)
     seqs.require(3, "trimsa triplets")
     scoring = scoring_from_args(args, seqs.alphabet)

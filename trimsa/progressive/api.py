@@ -53,6 +53,23 @@ LIBRARY_BYTES = 2 ** 30
 MAX_WITNESSES: int | None = 32
 
 
+#: Formats whose writer (Biopython's) keeps only the first characters of each name.
+NAME_WIDTH = {"clustal": 30}
+
+
+def check_names_for_format(names, format: str) -> None:
+    """An error when ``format`` cannot write every one of ``names`` in full (it would
+    cut them, and cut names could collide or fail to match the input's)."""
+    width = NAME_WIDTH.get(format)
+    if width is None:
+        return
+    for name in names:
+        if len(name) > width:
+            raise OptionError(
+                f"--format {format} holds names of up to {width} characters and {name!r} has "
+                f"{len(name)}; use fasta, phylip, stockholm or nexus, which keep names in full")
+
+
 def _check_choice(value, allowed, what):
     if value not in allowed:
         raise OptionError(f"unknown {what} {value!r}; choose one of: {', '.join(allowed)}")
@@ -169,17 +186,21 @@ class Aligner:
                                     gap_open=self.gap_open, gap_extend=self.gap_extend)
 
     # -- the work --------------------------------------------------------------
-    def align(self, sequences, *, progress=None) -> "AlignmentResult":
-        """Align ``sequences``: a FASTA path, SeqRecords, ``(name, seq)`` pairs or strings.
+    def align(self, sequences, *, progress=None, format: str | None = None) -> "AlignmentResult":
+        """Align ``sequences``: a FASTA path (``-``: standard input), SeqRecords,
+        ``(name, seq)`` pairs or strings.
 
         ``progress``, when given, is called as ``progress(done, total)`` after
         each profile merge (and ``progress(0, 0)`` before the pairwise
-        library is built).
+        library is built). ``format``: the output format the result will be
+        written in, checked against the names before any work.
         """
         timings = {}
         t0 = time.perf_counter()
         alpha = None if self.alphabet == "auto" else self.alphabet
         seqs = as_sequence_set(sequences, alpha)
+        if format is not None:
+            check_names_for_format(seqs.names, format)
         timings["read"] = time.perf_counter() - t0
         scoring = self.scoring(seqs)
         threads = _numba.set_threads(self.threads)
@@ -298,11 +319,13 @@ class AlignmentResult:
     def write(self, path=None, format: str = "fasta") -> None:
         """Write the alignment (``path`` None or ``"-"``: standard output)."""
         _check_choice(format, tuple(FORMATS), "output format")
+        check_names_for_format(self.names, format)
         with atomic_output(path) as fh:
             self.write_to(fh, format)
 
     def write_to(self, handle, format: str = "fasta") -> None:
         _check_choice(format, tuple(FORMATS), "output format")
+        check_names_for_format(self.names, format)
         if format == "fasta":
             for d, r in zip(self.descriptions, self.rows):
                 handle.write(f">{d}\n{r}\n")

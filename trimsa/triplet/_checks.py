@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import OptionError
+from ..errors import OptionError, ResourceError
 from ..io import SequenceSet
 from ..scoring import Scoring
 
@@ -83,3 +83,53 @@ def check_overflow(seqs: SequenceSet, scoring: Scoring) -> None:
     longest = int(np.sort(seqs.lengths)[-3:].sum()) if len(seqs) else 0
     if 3 * scoring.max_abs() * longest >= (1 << 29):
         raise OptionError("sequences too long for these scores (32-bit overflow); use smaller scores")
+
+
+def available_memory() -> int | None:
+    """Bytes of memory the system can give without swapping (``MemAvailable``), or None."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def _size(nbytes: float) -> str:
+    for unit, scale in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20)):
+        if nbytes >= scale:
+            return f"{nbytes / scale:.1f} {unit}"
+    return f"{nbytes / 2**10:.1f} KiB"
+
+
+def check_memory(nbytes: float, what: str) -> None:
+    """A :class:`ResourceError` before allocating when ``nbytes`` exceed the available memory."""
+    avail = available_memory()
+    if avail is not None and nbytes > avail:
+        raise ResourceError(f"{what} needs {_size(nbytes)} of memory, more than the "
+                            f"{_size(avail)} available")
+
+
+#: Bytes per cell of the (j, k) planes a sweep keeps: linear, affine.
+PLANE_BYTES = {True: 2 * 4, False: 2 * 13 * 4}
+
+
+def check_plane_memory(seqs: SequenceSet, trip: np.ndarray, scoring: Scoring, workers: int,
+                       what: str, tracebacks: bool = False) -> None:
+    """Check the sweeps' planes of ``trip`` before any is allocated.
+
+    A score sweep keeps two planes over the two longer sequences of a triplet
+    (the longest runs along them); a traceback by divide and conquer keeps
+    about four, over the two shorter ones. ``workers`` sweeps run at once.
+    """
+    if trip.size == 0:
+        return
+    L = np.sort(seqs.lengths[trip].astype(np.float64), axis=1) + 2
+    area = L[:, 0] * L[:, 1] * 2 if tracebacks else L[:, 1] * L[:, 2]
+    t = int(np.argmax(area))
+    need = float(area[t]) * PLANE_BYTES[scoring.linear] * max(1, min(workers, trip.shape[0]))
+    lens = ", ".join(str(int(x)) for x in seqs.lengths[trip[t]])
+    at_once = max(1, min(workers, trip.shape[0]))
+    check_memory(need, f"{what} (lengths {lens}" + (f", {at_once} at once)" if at_once > 1 else ")"))

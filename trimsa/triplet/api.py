@@ -38,6 +38,7 @@ from ._checks import (
     BATCH_TRIPLETS,
     all_triplets,
     check_overflow,
+    check_plane_memory,
     check_triplets,
     iter_all_triplets,
     scoring_for,
@@ -423,6 +424,8 @@ def align_triplets(seqs, triplets, *, mode: Mode = "global", scoring: Scoring | 
     nthreads = _numba.set_threads(threads)
     from . import _cpu
 
+    check_plane_memory(seqs, trip, sc, nthreads, "aligning the largest triplet",
+                       tracebacks=True)
     if sc.linear and device == "gpu":
         raise OptionError("GPU tracebacks take affine gaps (gap_open and gap_extend); "
                           "linear-gap tracebacks run on the CPU")

@@ -83,6 +83,9 @@ def score(seqs, trip, mode: int, scoring, device: str, out, *, threads: int = 0,
         raise OptionError(f"device must be resolved to 'cpu' or 'gpu' here, got {device!r}")
     nthreads = _numba.set_threads(threads)
     nchunks = max(1, min(trip.shape[0], 8 * nthreads))
+    from ._checks import check_plane_memory
+
+    check_plane_memory(seqs, trip, scoring, nthreads, "scoring the largest triplet")
     if not scoring.linear:
         from . import _affine
 
