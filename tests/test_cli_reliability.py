@@ -51,6 +51,7 @@ def ws(tmp_path):
         "ragged.fa": b">a\nACGT\n>b\nAC-\n",
         "triplets.txt": b"a b zz\n",
         "triplets_bad.txt": b"a b\n",
+        "phylipnames.fa": b">a:b\nACGT\n>a;b\nACGA\n>c\nACGG\n",
         "longnames.fa": (b">averyveryveryverylongname_number_1\nACGT\n"
                          b">averyveryveryverylongname_number_2\nACGA\n>c\nACGG\n"),
     }
@@ -97,6 +98,9 @@ CASES = [
                  "above the mismatch", id="align3-match-equals-mismatch"),
     pytest.param(["tree", _i("ok.fa"), "--match", "0", "--mismatch", "3"], "above the mismatch",
                  id="tree-match-below-mismatch"),
+    pytest.param(["run", _i("ok.fa"), "--gap", "0"], "cost nothing", id="run-free-gaps"),
+    pytest.param(["align3", _i("three.fa"), "--gap-open", "0", "--gap-extend", "0"],
+                 "cost nothing", id="align3-free-affine-gaps"),
     pytest.param(["run", _i("ok.fa"), "--matrix", "BLOSUM62"], "protein input only",
                  id="run-matrix-on-dna"),
     pytest.param(["run", _i("ok.fa"), "--threads", "-1"], ">= 0", id="run-negative-threads"),
@@ -109,6 +113,8 @@ CASES = [
                  id="run-missing-tree"),
     pytest.param(["run", _i("longnames.fa"), "--format", "clustal"], "up to 30 characters",
                  id="run-clustal-name-too-long"),
+    pytest.param(["run", _i("phylipnames.fa"), "--format", "phylip"], "reserves the characters",
+                 id="run-phylip-reserved-characters"),
     pytest.param(["triplets", _i("ok.fa"), "--triplets", _i("triplets.txt")], "",
                  id="triplets-unknown-name"),
     pytest.param(["triplets", _i("ok.fa"), "--triplets", _i("triplets_bad.txt")], "expected 3",
@@ -247,7 +253,7 @@ def test_tree_of_three_sequences_round_trips_into_run(ws):
 def test_every_output_format_reads_back_through_biopython(ws, fmt, bio):
     from Bio import AlignIO
 
-    names = ["seq_one", "a-name-of-exactly-30-chars-xyz", "x3", "y.4"]
+    names = ["seq_one", "a-name-of-exactly-30-chars-xyz", "x3", "y.4|'q"]
     (ws / "in" / "n.fa").write_text("".join(f">{n}\n{s}\n" for n, s in
                                             zip(names, ["ACGTAC", "ACGAAC", "AGTAC", "ACGTTAC"])))
     assert main(["run", _i("n.fa"), "--format", fmt, "-o", f"out/x.{fmt}"]) == 0

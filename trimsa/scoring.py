@@ -275,9 +275,15 @@ class Scoring:
         """The defaults of ``stage`` for ``alpha``, with any of the options overridden.
 
         The options mean what the command line says: a match scores above a
-        mismatch (:meth:`dna` itself takes any table, for tests of the engine).
+        mismatch, and gaps cost something (:meth:`dna` itself takes any table
+        and gaps, for tests of the engine).
         """
         gaps = dict(gap=gap, gap_open=gap_open, gap_extend=gap_extend, stage=stage)
+        go, ge = resolve_gaps("dna" if alpha.name == "dna" else "protein", stage, gap=gap,
+                              gap_open=gap_open, gap_extend=gap_extend)
+        if go == 0 and ge == 0:
+            raise OptionError("gaps that cost nothing (gap open 0 and gap extend 0) make every "
+                              "alignment optimal; give a gap score below 0")
         if alpha.name == "dna":
             if matrix is not None:
                 raise OptionError("a substitution matrix applies to protein input only; "

@@ -55,11 +55,20 @@ MAX_WITNESSES: int | None = 32
 
 #: Formats whose writer (Biopython's) keeps only the first characters of each name.
 NAME_WIDTH = {"clustal": 30}
+#: Characters a format's writer removes or replaces in names (PHYLIP reserves them).
+NAME_FORBIDDEN = {"phylip": "()[]:;,"}
 
 
 def check_names_for_format(names, format: str) -> None:
     """An error when ``format`` cannot write every one of ``names`` in full (it would
     cut them, and cut names could collide or fail to match the input's)."""
+    bad = NAME_FORBIDDEN.get(format, "")
+    for name in names:
+        hit = [c for c in bad if c in name]
+        if hit:
+            raise OptionError(
+                f"--format {format} reserves the characters {bad} and the name {name!r} holds "
+                f"{hit[0]!r}; use fasta, stockholm or nexus, which keep names as they are")
     width = NAME_WIDTH.get(format)
     if width is None:
         return
