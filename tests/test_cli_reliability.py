@@ -169,7 +169,7 @@ def test_memory_for_huge_triplets_is_checked_before_allocating(ws, capsys):
     avail = _checks.available_memory()
     if avail is None:
         pytest.skip("no /proc/meminfo here")
-    assert len(err) == 1 and "needs" in err[0] and "available" in err[0]
+    assert len(err) == 1 and "in/huge.fa: aligning" in err[0] and "available" in err[0]
     assert os.listdir(ws / "out") == []
 
 
@@ -185,6 +185,13 @@ def test_stdin_bom_blank_lines_and_utf8_names_round_trip(ws, capsys, monkeypatch
     out = (ws / "out" / "x.fa").read_bytes()
     headers = [line for line in out.split(b"\n") if line.startswith(b">")]
     assert headers == [">α1 first".encode(), b">b\xff\xfe", b">c"]
+
+
+@pytest.mark.parametrize("ending", [b"\r\n", b"\r"], ids=["crlf", "cr"])
+def test_windows_and_old_mac_line_endings(ws, ending, capsys):
+    (ws / "in" / "le.fa").write_bytes(OK.encode().replace(b"\n", ending))
+    assert main(["run", _i("le.fa"), "-o", "out/x.fa"]) == 0
+    assert (ws / "out" / "x.fa").read_text().count(">") == 4
 
 
 def test_output_respects_umask_and_an_existing_files_mode(ws):

@@ -150,7 +150,8 @@ def read_records(source) -> list:
         except (OSError, UnicodeDecodeError) as exc:
             raise InputFormatError(f"{label}: cannot be read ({exc})") from None
     records = []
-    text = text.removeprefix("\ufeff").lstrip()
+    # any line ending (\r\n, or a lone \r of old Mac files) reads as \n
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n").lstrip()
     if not text:
         raise InputFormatError(f"{label}: file is empty")
     if text[0] != ">":

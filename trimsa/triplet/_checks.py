@@ -132,4 +132,4 @@ def check_plane_memory(seqs: SequenceSet, trip: np.ndarray, scoring: Scoring, wo
     need = float(area[t]) * PLANE_BYTES[scoring.linear] * max(1, min(workers, trip.shape[0]))
     lens = ", ".join(str(int(x)) for x in seqs.lengths[trip[t]])
     at_once = max(1, min(workers, trip.shape[0]))
-    check_memory(need, f"{what} (lengths {lens}" + (f", {at_once} at once)" if at_once > 1 else ")"))
+    check_memory(need, f"{seqs.source}: {what} (lengths {lens}" + (f", {at_once} at once)" if at_once > 1 else ")"))
