@@ -42,11 +42,63 @@ def test_text_output_short_options(capsys):
     true = DATA / "trip-indel-L64-r0" / "true.fa"
     est = DATA / "trip-indel-L64-r0" / "peers" / "clustalo.fa"
     assert cli.main(["eval", "-r", str(true), "-e", str(est)]) == 0
-    lines = dict(line.split(" ", 1) for line in capsys.readouterr().out.splitlines())
+    head, row_ = (line.split() for line in capsys.readouterr().out.splitlines())
+    got = dict(zip(head, row_))
     row = fastsp_row("trip-indel-L64-r0", "clustalo")
-    assert float(lines["SPFN"]) == pytest.approx(float(row["spfn"]), abs=1e-12)
-    assert lines["TC"] == repr(float(row["tc"]))
-    assert lines["NumSeq"] == "3"
+    assert got["estimate"] == "clustalo"
+    assert float(got["SPFN"]) == pytest.approx(float(row["spfn"]), abs=1e-4)
+    assert float(got["TC"]) == pytest.approx(float(row["tc"]), abs=1e-4)
+    assert got["NumSeq"] == "3"
+
+
+def test_several_estimates_one_row_each_agree_with_single_runs(capsys):
+    folder = DATA / "msa-N16-h0.5"
+    ests = [folder / "peers" / f for f in ("mafft.fa", "kalign.fa.gz", "clustalo.fa")]
+    assert cli.main(["eval", "-r", str(folder / "true.fa"), "-e", *map(str, ests),
+                     "--tsv"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    head = lines[0].split("\t")
+    rows = [dict(zip(head, line.split("\t"))) for line in lines[1:]]
+    assert [r["estimate"] for r in rows] == ["mafft", "kalign", "clustalo"]
+    for r, est in zip(rows, ests):
+        assert cli.main(["eval", "-r", str(folder / "true.fa"), "-e", str(est), "--json"]) == 0
+        one = json.loads(capsys.readouterr().out)
+        assert float(r["SPFN"]) == one["spfn"] and float(r["SPFP"]) == one["spfp"]
+        assert float(r["TC"]) == one["tc"] and int(r["LenEst"]) == one["est_columns"]
+    assert cli.main(["eval", "-r", str(folder / "true.fa"), "-e", *map(str, ests[:2]),
+                     "--label", "A", "--label", "B", "--json"]) == 0
+    recs = json.loads(capsys.readouterr().out)
+    assert [r["label"] for r in recs] == ["A", "B"]
+    assert recs[0]["spfn"] == float(rows[0]["SPFN"])
+
+
+def test_label_and_format_counts_are_checked(capsys):
+    folder = DATA / "msa-N16-h0.5"
+    args = ["eval", "-r", str(folder / "true.fa"), "-e", str(folder / "peers" / "mafft.fa"),
+            str(folder / "peers" / "kalign.fa.gz")]
+    assert cli.main(args + ["--label", "x"]) == 2
+    assert "once per estimate" in capsys.readouterr().err
+    assert cli.main(args + ["--estimate-format", "fasta", "--estimate-format", "fasta",
+                            "--estimate-format", "fasta"]) == 2
+    assert "--estimate-format" in capsys.readouterr().err
+    assert cli.main(args + ["--label", "x", "--label", "x"]) == 2
+    assert "names two" in capsys.readouterr().err
+
+
+def test_compare_many_table_and_pandas():
+    from trimsa.evaluate import compare, compare_many
+
+    folder = DATA / "msa-N16-h0.5"
+    ests = [folder / "peers" / "mafft.fa", folder / "peers" / "kalign.fa.gz"]
+    table = compare_many(folder / "true.fa", ests)
+    assert table.labels == ["mafft", "kalign"]
+    for (label, s), est in zip(table, ests):
+        assert s == compare(folder / "true.fa", est)
+    assert table.to_markdown().count("\n") == 4
+    pd = pytest.importorskip("pandas")
+    df = table.to_pandas()
+    assert isinstance(df, pd.DataFrame) and list(df.index) == ["mafft", "kalign"]
+    assert df.loc["kalign", "spfp"] == compare(folder / "true.fa", ests[1]).spfp
 
 
 def test_gzip_estimate(capsys):

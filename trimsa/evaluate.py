@@ -43,8 +43,10 @@ from .errors import DuplicateNameError, InputFormatError, TooFewSequencesError, 
 
 __all__ = [
     "AlignmentMismatchError",
+    "ScoreTable",
     "Scores",
     "compare",
+    "compare_many",
     "read_alignment",
 ]
 
@@ -281,6 +283,159 @@ def compare(reference, estimate, *, format: str = "fasta", reference_format: str
     ref_rows = read_alignment(reference, reference_format or format, ref_label)
     est_rows = read_alignment(estimate, estimate_format or format, est_label)
     return _compare_rows(ref_rows, est_rows, ref_label, est_label)
+
+
+#: Column headers of the figures in tables (``trimsa eval``), keyed as :data:`JSON_KEYS`.
+HEADERS = {"sp_score": "SP-Score", "modeler": "Modeler", "spfn": "SPFN", "spfp": "SPFP",
+           "tc": "TC", "compression": "Compression", "n_seqs": "NumSeq",
+           "ref_columns": "LenRef", "est_columns": "LenEst"}
+#: The order of a table's figures: the error rates first.
+TABLE_KEYS = ("spfn", "spfp", "tc", "sp_score", "modeler", "compression", "n_seqs",
+              "ref_columns", "est_columns")
+
+
+@dataclass(frozen=True)
+class ScoreTable:
+    """Scores of several estimates against one reference, one row per estimate.
+
+    Iterating gives ``(label, Scores)`` pairs in the order given.
+
+    Examples
+    --------
+    >>> t = compare_many([("a", "AC-GT"), ("b", "ACTGT")],
+    ...                  [[("a", "ACG-T"), ("b", "ACTGT")], [("a", "AC-GT"), ("b", "ACTGT")]],
+    ...                  labels=["shifted", "same"])
+    >>> [(label, s.spfn) for label, s in t]
+    [('shifted', 0.25), ('same', 0.0)]
+    >>> print(t.to_tsv().splitlines()[0])
+    estimate	SPFN	SPFP	TC	SP-Score	Modeler	Compression	NumSeq	LenRef	LenEst
+    """
+
+    reference: str
+    rows: tuple  # ((label, Scores), ...)
+
+    def __iter__(self):
+        return iter(self.rows)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    @property
+    def labels(self) -> list:
+        return [label for label, _s in self.rows]
+
+    def to_records(self) -> list:
+        """One dict per estimate: ``label`` and the figures of :data:`JSON_KEYS` (nan as None)."""
+        return [{"label": label, **s.to_dict()} for label, s in self.rows]
+
+    def _cells(self, fmt) -> list:
+        out = []
+        for rec in self.to_records():
+            out.append([rec["label"]] + [fmt(rec[k]) for k in TABLE_KEYS])
+        return out
+
+    def to_tsv(self) -> str:
+        """Tab-separated, a header line then one line per estimate (full precision)."""
+        head = ["estimate"] + [HEADERS[k] for k in TABLE_KEYS]
+        cells = self._cells(lambda v: "nan" if v is None else repr(v))
+        return "\n".join("\t".join(r) for r in [head] + cells) + "\n"
+
+    def to_text(self) -> str:
+        """An aligned plain-text table (rates to 4 decimals)."""
+        head = ["estimate"] + [HEADERS[k] for k in TABLE_KEYS]
+        cells = self._cells(_short)
+        widths = [max(len(r[c]) for r in [head] + cells) for c in range(len(head))]
+        lines = []
+        for r in [head] + cells:
+            lines.append("  ".join(x.ljust(w) if c == 0 else x.rjust(w)
+                                   for c, (x, w) in enumerate(zip(r, widths))).rstrip())
+        return "\n".join(lines) + "\n"
+
+    def to_markdown(self) -> str:
+        """A markdown table (rates to 4 decimals)."""
+        head = ["estimate"] + [HEADERS[k] for k in TABLE_KEYS]
+        lines = ["| " + " | ".join(head) + " |", "|---" + "|---:" * len(TABLE_KEYS) + "|"]
+        lines += ["| " + " | ".join(r) + " |" for r in self._cells(_short)]
+        return "\n".join(lines) + "\n"
+
+    def to_pandas(self):
+        """A ``pandas.DataFrame`` indexed by label (pandas is optional: an error names it)."""
+        try:
+            import pandas as pd
+        except ImportError:
+            from .errors import BackendUnavailableError
+
+            raise BackendUnavailableError("ScoreTable.to_pandas needs pandas "
+                                          "(pip install pandas)") from None
+        recs = self.to_records()
+        return pd.DataFrame([{k: (math.nan if r[k] is None else r[k]) for k in TABLE_KEYS}
+                             for r in recs], index=pd.Index([r["label"] for r in recs],
+                                                             name="estimate"))
+
+
+def _short(v) -> str:
+    if v is None:
+        return "nan"
+    if isinstance(v, float):
+        return f"{v:.4f}"
+    return str(v)
+
+
+def default_labels(paths) -> list:
+    """Labels of estimate files: their names less alignment extensions, the whole path
+    where two would be the same."""
+    exts = (".gz", ".fa", ".fasta", ".fas", ".afa", ".aln", ".msa", ".phy", ".phylip",
+            ".sto", ".stockholm", ".nex", ".nexus", ".clustal", ".txt")
+    labels = []
+    for p in paths:
+        name = os.path.basename(str(p)) if str(p) != "-" else "<stdin>"
+        changed = True
+        while changed:
+            changed = False
+            for ext in exts:
+                if name.lower().endswith(ext) and len(name) > len(ext):
+                    name = name[: -len(ext)]
+                    changed = True
+        labels.append(name)
+    if len(set(labels)) < len(labels):
+        labels = [str(p) for p in paths]
+    return labels
+
+
+def compare_many(reference, estimates, *, labels=None, format: str = "fasta",
+                 reference_format: str | None = None, estimate_formats=None) -> ScoreTable:
+    """Score every one of ``estimates`` against ``reference`` (:func:`compare` each).
+
+    ``labels`` name the rows (default: :func:`default_labels` of paths, else
+    ``estimate 1``, ...); ``estimate_formats`` gives each estimate its format
+    (default ``format``). The reference is read once.
+    """
+    estimates = list(estimates)
+    if not estimates:
+        raise TrimsaError("compare_many needs at least one estimate")
+    if labels is None:
+        if all(isinstance(e, (str, os.PathLike)) for e in estimates):
+            labels = default_labels(estimates)
+        else:
+            labels = [f"estimate {i + 1}" for i in range(len(estimates))]
+    labels = [str(x) for x in labels]
+    if len(labels) != len(estimates):
+        raise TrimsaError(f"{len(labels)} labels for {len(estimates)} estimates")
+    if len(set(labels)) < len(labels):
+        twice = next(x for x in labels if labels.count(x) > 1)
+        raise TrimsaError(f"each estimate needs its own label, and {twice!r} names two "
+                          "(give --label once per estimate)")
+    formats = list(estimate_formats) if estimate_formats is not None else [format] * len(estimates)
+    if len(formats) != len(estimates):
+        raise TrimsaError(f"{len(formats)} formats for {len(estimates)} estimates")
+    ref_label = str(reference) if isinstance(reference, (str, os.PathLike)) else "reference"
+    ref_rows = read_alignment(reference, reference_format or format, ref_label)
+    rows = []
+    for est, label, fmt in zip(estimates, labels, formats):
+        est_label = str(est) if isinstance(est, (str, os.PathLike)) else label
+        est_rows = read_alignment(est, fmt or format, est_label)
+        rows.append((label, _compare_rows(ref_rows, est_rows, ref_label, est_label)))
+    return ScoreTable(ref_label, tuple(rows))
 
 
 def _compare_rows(ref_rows, est_rows, ref_label: str, est_label: str) -> Scores:

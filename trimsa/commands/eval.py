@@ -1,64 +1,71 @@
-"""``trimsa eval``: score an estimated alignment against a reference (FastSP's definitions)."""
+"""``trimsa eval``: score estimated alignments against a reference (FastSP's definitions)."""
 
 from __future__ import annotations
 
 import json
 
 from ..errors import OptionError
-from ..evaluate import JSON_KEYS, compare
-
-_LABELS = {
-    "sp_score": "SP-Score",
-    "modeler": "Modeler",
-    "spfn": "SPFN",
-    "spfp": "SPFP",
-    "compression": "Compression",
-    "tc": "TC",
-    "n_seqs": "NumSeq",
-    "ref_columns": "LenRef",
-    "est_columns": "LenEst",
-}
+from ..evaluate import JSON_KEYS, compare_many
 
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "eval",
-        help="score an alignment against a reference (SPFN, SPFP, TC)",
-        description="Score an estimated alignment against a reference (true) alignment with "
-                    "FastSP's definitions: SP-score, Modeler, SPFN = 1 - SP-score, "
-                    "SPFP = 1 - Modeler, TC and compression. Sequences are matched on the "
-                    "first word of their names; letters are residues (case ignored), '-' and "
-                    "'?' gaps, other characters are skipped.",
+        help="score alignments against a reference (SPFN, SPFP, TC)",
+        description="Score one or more estimated alignments against a reference (true) "
+                    "alignment with FastSP's definitions: SP-score, Modeler, SPFN = 1 - "
+                    "SP-score, SPFP = 1 - Modeler, TC and compression; one row per estimate. "
+                    "Sequences are matched on the first word of their names; letters are "
+                    "residues (case ignored), '-' and '?' gaps, other characters are skipped.",
     )
     p.add_argument("--reference", "-r", required=True, metavar="TRUE",
-                   help="reference alignment (FASTA, plain or gzip)")
-    p.add_argument("--estimate", "-e", required=True, metavar="EST",
-                   help="estimated alignment (FASTA, plain or gzip)")
+                   help="reference alignment (FASTA, plain or gzip; - reads standard input)")
+    p.add_argument("--estimate", "-e", required=True, nargs="+", metavar="EST",
+                   help="estimated alignments (FASTA, plain or gzip)")
+    p.add_argument("--label", action="append", default=None, metavar="NAME",
+                   help="name of an estimate's row, once per estimate in order (default: "
+                        "the file names less their extensions)")
     p.add_argument("--format", default="fasta",
-                   help="Biopython format of both files (default fasta; e.g. clustal, "
+                   help="Biopython format of every file (default fasta; e.g. clustal, "
                         "phylip-relaxed, stockholm, nexus)")
     p.add_argument("--reference-format", default=None, metavar="FORMAT",
                    help="format of the reference alone (default: --format)")
-    p.add_argument("--estimate-format", default=None, metavar="FORMAT",
-                   help="format of the estimate alone (default: --format)")
-    p.add_argument("--json", action="store_true",
-                   help="print one JSON object (keys: " + ", ".join(JSON_KEYS) + ")")
+    p.add_argument("--estimate-format", action="append", default=None, metavar="FORMAT",
+                   help="format of the estimates: once for all, or once per estimate in "
+                        "order (default: --format)")
+    out = p.add_mutually_exclusive_group()
+    out.add_argument("--tsv", action="store_true",
+                     help="tab-separated: a header, then one line per estimate")
+    out.add_argument("--json", action="store_true",
+                     help="JSON: one object for one estimate (keys: " + ", ".join(JSON_KEYS)
+                          + "), a list of objects with a 'label' first for several")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    if args.reference == "-" and args.estimate == "-":
-        raise OptionError("only one of the reference and the estimate can be read from "
+    ests = args.estimate
+    if sum(x == "-" for x in [args.reference] + ests) > 1:
+        raise OptionError("only one of the reference and the estimates can be read from "
                           "standard input ('-')")
-    scores = compare(args.reference, args.estimate, format=args.format,
-                     reference_format=args.reference_format,
-                     estimate_format=args.estimate_format)
-    d = scores.to_dict()
+    if args.label is not None and len(args.label) != len(ests):
+        raise OptionError(f"--label given {len(args.label)} times for {len(ests)} estimates; "
+                          "give it once per estimate")
+    fmts = args.estimate_format
+    if fmts is not None and len(fmts) not in (1, len(ests)):
+        raise OptionError(f"--estimate-format given {len(fmts)} times for {len(ests)} "
+                          "estimates; give it once, or once per estimate")
+    if fmts is not None and len(fmts) == 1:
+        fmts = fmts * len(ests)
+    table = compare_many(args.reference, ests, labels=args.label, format=args.format,
+                         reference_format=args.reference_format, estimate_formats=fmts)
     if args.json:
-        print(json.dumps(d))
-        return 0
-    for key in ("sp_score", "modeler", "spfn", "spfp", "compression", "tc",
-                "n_seqs", "ref_columns", "est_columns"):
-        v = d[key]
-        print(f"{_LABELS[key]} {'nan' if v is None else v}")
+        recs = table.to_records()
+        if len(recs) == 1:
+            print(json.dumps({k: recs[0][k] for k in JSON_KEYS}))
+        else:
+            print(json.dumps(recs))
+    elif args.tsv:
+        print(table.to_tsv(), end="")
+    else:
+        print(table.to_text(), end="")
     return 0
