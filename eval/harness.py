@@ -31,12 +31,10 @@ import argparse
 import csv
 import fnmatch
 import gzip
-import importlib.util
 import json
 import math
 import os
 import platform
-import re
 import shutil
 import subprocess
 import sys
@@ -49,6 +47,11 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
+from trimsa.benchmark import (  # noqa: E402  (the peers' commands, shared with `trimsa benchmark`)
+    natural_key,
+    peer_available,
+    peer_command,
+)
 from trimsa.evaluate import compare  # noqa: E402
 from trimsa.scoring import Scoring  # noqa: E402
 
@@ -62,48 +65,6 @@ def _default_dna_scores() -> tuple:
 ALL_TOOLS = ("trimsa",) + PEERS + ("twilight",)
 #: Peers the scoreboard runs only up to this many sequences.
 SLOW_PEERS = {"mafft-linsi": 256, "muscle": 256}
-
-
-def peer_command(tool: str, inp: str, out: str, threads: int) -> tuple:
-    """(argv, stdout file or None) of a peer, exactly as in SCOREBOARD.md."""
-    t = str(threads)
-    if tool == "mafft":
-        return ["mafft", "--auto", "--thread", t, "--quiet", "--preservecase", inp], out
-    if tool == "mafft-linsi":
-        return [peer_exe("mafft-linsi"), "--thread", t, "--quiet", "--preservecase", inp], out
-    if tool == "clustalo":
-        return ["clustalo", "-i", inp, "-o", out, "--outfmt=fa", "--seqtype=DNA",
-                f"--threads={t}", "--force", "--wrap=100000"], None
-    if tool == "muscle":
-        return ["muscle", "-align", inp, "-output", out, "-threads", t], None
-    if tool == "kalign":
-        return ["kalign", "-i", inp, "-o", out, "--type", "dna", "-n", t], None
-    if tool == "famsa":
-        return [sys.executable, str(Path(__file__).resolve()), "_famsa", inp, out, t], None
-    raise ValueError(tool)
-
-
-def peer_exe(tool: str) -> str | None:
-    """Path of a peer's executable (Debian keeps mafft-linsi in /usr/lib/mafft/bin)."""
-    return shutil.which(tool) or shutil.which(tool, path="/usr/lib/mafft/bin")
-
-
-def peer_available(tool: str) -> bool:
-    if tool == "famsa":
-        return importlib.util.find_spec("pyfamsa") is not None
-    return peer_exe(tool) is not None
-
-
-def run_famsa(inp: str, out: str, threads: int) -> None:
-    """FAMSA through pyfamsa with its defaults, as the FAMSA CLI (no DNA mode)."""
-    import pyfamsa
-    from Bio import SeqIO
-
-    seqs = [pyfamsa.Sequence(r.id.encode(), str(r.seq).encode()) for r in SeqIO.parse(inp, "fasta")]
-    msa = pyfamsa.Aligner(threads=threads).align(seqs)
-    with open(out, "w") as fh:
-        for s in msa:
-            fh.write(f">{s.id.decode()}\n{s.sequence.decode()}\n")
 
 
 def tool_version(tool: str) -> str:
@@ -171,11 +132,6 @@ class DataSet:
                 if row["tool"] == tool and row.get("wall_s"):
                     return float(row["wall_s"])
         return None
-
-
-def natural_key(name: str) -> list:
-    """Sort key that orders embedded numbers by value (L64 before L128)."""
-    return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name)]
 
 
 def find_sets(data: Path, patterns: list) -> list:
@@ -508,9 +464,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["_famsa"]:
-        run_famsa(argv[1], argv[2], int(argv[3]))
-        return 0
     args = build_parser().parse_args(argv)
     tools = [t.strip() for t in args.tools.split(",") if t.strip()]
     unknown = [t for t in tools if t not in ALL_TOOLS]

@@ -30,6 +30,7 @@ COMMANDS = (
     "eval",
     "simulate",
     "tree",
+    "benchmark",
 )
 
 

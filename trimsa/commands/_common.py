@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 
 from ..errors import OptionError
 from ..scoring import MODES, Scoring
@@ -78,3 +79,42 @@ def check_threads(threads: int) -> int:
 def note(message: str) -> None:
     """A line of information on stderr."""
     print(f"trimsa: {message}", file=sys.stderr)
+
+
+class Progress:
+    """A one-line progress bar on stderr (only when stderr is a terminal).
+
+    Called as ``progress(done, total)``; ``progress(0, 0)`` prints ``preamble``
+    (a stage that starts before the counted work). Runs shorter than a second
+    show nothing.
+    """
+
+    def __init__(self, enabled: bool, label: str, preamble: str = ""):
+        self.enabled = enabled and sys.stderr.isatty()
+        self.label = label
+        self.preamble = preamble
+        self.last = 0.0
+        self.start = time.perf_counter()
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        if total == 0:
+            if self.preamble:
+                sys.stderr.write(f"trimsa: {self.preamble}\n")
+                sys.stderr.flush()
+            self.start = time.perf_counter()
+            return
+        now = time.perf_counter()
+        if done < total and now - self.last < 0.2:
+            return
+        if done < total and now - self.start < 1.0:
+            return
+        self.last = now
+        width = 30
+        fill = int(width * done / max(total, 1))
+        sys.stderr.write(f"\rtrimsa: {self.label} [{'#' * fill}{'.' * (width - fill)}] "
+                         f"{done}/{total}")
+        if done >= total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()

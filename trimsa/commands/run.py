@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 import time
 
 from ..errors import OptionError
 from ..tree.cluster import METHODS
 from ..tree.distances import SOURCES
-from ._common import add_device_options, add_scoring_options, check_threads, note
+from ._common import Progress, add_device_options, add_scoring_options, check_threads, note
 
 
 def register(subparsers) -> None:
@@ -45,37 +44,6 @@ def register(subparsers) -> None:
     p.set_defaults(func=handler)
 
 
-class _Progress:
-    """A one-line progress bar on stderr (only when stderr is a terminal)."""
-
-    def __init__(self, enabled: bool):
-        self.enabled = enabled and sys.stderr.isatty()
-        self.last = 0.0
-        self.start = time.perf_counter()
-
-    def __call__(self, done: int, total: int) -> None:
-        if not self.enabled:
-            return
-        if total == 0:
-            sys.stderr.write("trimsa: aligning all pairs for the consistency library...\n")
-            sys.stderr.flush()
-            self.start = time.perf_counter()
-            return
-        now = time.perf_counter()
-        if done < total and now - self.last < 0.2:
-            return
-        if done < total and now - self.start < 1.0:
-            return  # short runs show nothing
-        self.last = now
-        width = 30
-        fill = int(width * done / max(total, 1))
-        sys.stderr.write(f"\rtrimsa: merging [{'#' * fill}{'.' * (width - fill)}] "
-                         f"{done}/{total}")
-        if done >= total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
-
-
 def handler(args) -> int:
     from ..progressive.api import FORMATS, Aligner
 
@@ -95,7 +63,7 @@ def handler(args) -> int:
                       gap=args.gap, gap_open=args.gap_open, gap_extend=args.gap_extend,
                       guide_tree=args.guide_tree, **options)
     t0 = time.perf_counter()
-    result = aligner.align(args.input, progress=_Progress(not args.quiet), format=fmt)
+    result = aligner.align(args.input, progress=Progress(not args.quiet, "merging", "aligning all pairs for the consistency library..."), format=fmt)
     t = time.perf_counter()
     if args.tree_out:
         from ..io import atomic_output
