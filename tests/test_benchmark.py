@@ -42,6 +42,10 @@ def test_stored_estimates_score_as_trimsa_eval_does(tmp_path, capsys):
         s = compare(ds / "true.fa", est)
         assert float(r["spfn"]) == s.spfn and float(r["spfp"]) == s.spfp
         assert float(r["tc"]) == s.tc or (math.isnan(s.tc) and r["tc"] == "nan")
+    means = {m["tool"]: m for m in _read(tmp_path / "r" / "means.tsv")}
+    tw = [float(r["spfn"]) for r in rows if r["tool"] == "twilight"]
+    assert float(means["twilight"]["spfn"]) == pytest.approx(sum(tw) / len(tw), abs=1e-15)
+    assert int(means["twilight"]["sets"]) == len(tw)
     md = (tmp_path / "r" / "report.md").read_text()
     assert "## means" in md and "## against twilight" in md
     for name in ("spfn_spfp.png", "per_set_spfn.png", "against_twilight.png", "report.html"):

@@ -415,7 +415,8 @@ def _figures(rows, out: Path, versus) -> list:
 
 def write_report(rows, out_dir, *, versus: str | None = None, title: str = "trimsa benchmark",
                  figures: bool = True) -> list:
-    """Write ``results.tsv``, ``report.md``, the figures and ``report.html`` into ``out_dir``.
+    """Write ``results.tsv`` (every row), ``means.tsv`` (per tool), ``report.md``, the
+    figures and ``report.html`` into ``out_dir``.
 
     ``versus``: the tool the win/loss table counts against (default: ``twilight``
     when present, else none). Returns the paths written.
@@ -436,6 +437,11 @@ def write_report(rows, out_dir, *, versus: str | None = None, title: str = "trim
             fh.write("\t".join([r.dataset, r.tool, r.source, repr(r.spfn), repr(r.spfp),
                                 repr(r.tc), repr(r.wall_s), r.error]) + "\n")
     written.append(out / "results.tsv")
+    with atomic_output(out / "means.tsv") as fh:
+        fh.write("tool\tsets\tspfn\tspfp\ttc\twall_s\n")
+        for t, n, a, b, c, w in summary(rows):
+            fh.write("\t".join([t, str(n), repr(a), repr(b), repr(c), repr(w)]) + "\n")
+    written.append(out / "means.tsv")
     tables = _tables(rows, versus)
     with atomic_output(out / "report.md") as fh:
         fh.write(f"# {title}\n\n")
