@@ -144,7 +144,7 @@ def test_alignment_keeps_sequences(n, seed):
     aln = res.alignment
     assert [r.id for r in aln] == [n for n, _ in pairs]
     assert len(res.tree.leaf_nodes()) == n
-    assert set(res.timings) >= {"guide tree", "merge"}
+    assert set(res.timings) >= {"guide tree", "merges"}
 
 
 def test_deterministic_across_runs_and_threads():
@@ -168,12 +168,12 @@ def test_small_and_edge_cases(pairs):
     check_alignment(res, pairs)
 
 
-def test_three_sequences_take_the_same_pipeline():
-    """Three sequences are aligned like any other number: guide tree, library, merges."""
+def test_three_sequences_can_take_the_progressive_pipeline():
+    """With exact_triplet=False three sequences are aligned like any other number."""
     pairs = [("x", "ACGTTGCAAT"), ("y", "ACTTGCAT"), ("z", "ACGTTGGCAT")]
-    res = align(pairs)
+    res = align(pairs, exact_triplet=False)
     check_alignment(res, pairs)
-    assert {"guide tree", "library", "merge"} <= set(res.timings)
+    assert {"guide tree", "library", "merges"} <= set(res.timings)
     assert len(res.guide.leaves()) == 3 and res.guide.method == "upgma"
 
 
@@ -230,10 +230,18 @@ def test_aligner_repr_and_options():
         Aligner(gap_open=-2.5)
 
 
+@pytest.mark.parametrize("options, n", [
+    pytest.param(dict(device="gpu"), 5, id="gpu-default-tree"),
+    pytest.param(dict(device="gpu", tree_distances="kmer"), 5, id="gpu-kmer"),
+    pytest.param(dict(device="gpu", guide_tree="t.nwk"), 5, id="gpu-given-tree"),
+    pytest.param(dict(device="gpu", exact_triplet=False), 3, id="gpu-three-progressive"),
+])
+def test_gpu_without_a_gpu_stage_is_an_error_before_any_work(options, n):
+    with pytest.raises(OptionError, match="no stage of this alignment has a GPU path"):
+        Aligner(**options).align(evolve(n, 30, 1))
+
+
 @pytest.mark.parametrize("options, words", [
-    pytest.param(dict(device="gpu"), "no stage of this alignment has a GPU path", id="gpu-kmer"),
-    pytest.param(dict(device="gpu", guide_tree="t.nwk"),
-                 "no stage of this alignment has a GPU path", id="gpu-given-tree"),
     pytest.param(dict(guide_tree="t.nwk", method="nj"), "used as it is", id="tree-and-method"),
     pytest.param(dict(tree_distances="quartet"), "distance source", id="unknown-source"),
 ])
@@ -403,3 +411,89 @@ def test_oversized_dp_is_refused(monkeypatch):
     with pytest.raises(TrimsaError, match="traceback"):
         align([("a", "ACGT" * 5), ("b", "ACGA" * 5), ("c", "ACG"), ("d", "ACGTT" * 4)],
               consistency=0)
+
+
+# -- three sequences: the exact engine ------------------------------------------------------
+
+@pytest.mark.parametrize("seed", range(6))
+def test_three_sequences_get_an_optimal_alignment(seed):
+    from .affine_reference import natural_sp, rows_to_codes, slow_dp
+
+    pairs = evolve(3, 9, seed)
+    res = Aligner(device="cpu").align(pairs)
+    check_alignment(res, pairs)
+    table = [[1 if x == y else -1 for y in range(4)] for x in range(4)]   # run's DNA defaults
+    codes = [rows_to_codes([s], "ACGT")[0] for _, s in pairs]
+    best = slow_dp(*codes, table, -3, -1, "global")
+    assert natural_sp(rows_to_codes(res.rows, "ACGT"), table, -3, -1) == best
+    assert [s.name for s in res.stages] == ["read", "guide tree", "exact 3-way"]
+    progressive = Aligner(device="cpu", exact_triplet=False).align(pairs)
+    check_alignment(progressive, pairs)
+    assert "exact 3-way" not in progressive.timings
+    assert natural_sp(rows_to_codes(progressive.rows, "ACGT"), table, -3, -1) <= best
+
+
+def test_three_sequences_take_the_run_scoring():
+    from .affine_reference import natural_sp, rows_to_codes, slow_dp
+
+    pairs = evolve(3, 10, 11)
+    res = Aligner(device="cpu", match=2, mismatch=-3, gap_open=-4, gap_extend=-2).align(pairs)
+    table = [[2 if x == y else -3 for y in range(4)] for x in range(4)]
+    codes = [rows_to_codes([s], "ACGT")[0] for _, s in pairs]
+    assert (natural_sp(rows_to_codes(res.rows, "ACGT"), table, -4, -2)
+            == slow_dp(*codes, table, -4, -2, "global"))
+    linear = Aligner(device="auto", gap=-2).align(pairs)   # linear gaps: CPU tracebacks
+    assert (natural_sp(rows_to_codes(linear.rows, "ACGT"), [[1 if x == y else -1 for y in range(4)]
+                                                           for x in range(4)], 0, -2)
+            == slow_dp(*codes, [[1 if x == y else -1 for y in range(4)] for x in range(4)], 0, -2,
+                       "global"))
+
+
+def test_exact_triplet_must_be_a_bool():
+    with pytest.raises(OptionError, match="exact_triplet"):
+        Aligner(exact_triplet="yes")
+
+
+# -- the guide tree's distances ---------------------------------------------------------------
+
+def test_default_tree_comes_from_the_library_when_it_is_built():
+    pairs = evolve(12, 50, 21)
+    res = align(pairs, threads=1)
+    d = res.guide.distances
+    assert d.source == "pairwise" and res.guide.method == "upgma"
+    assert {"library", "guide tree", "merges"} <= set(res.timings)
+    D = d.matrix
+    assert np.allclose(D, D.T) and np.all(np.diag(D) == 0) and D.min() >= 0
+    assert D.max() <= -0.75 * np.log(0.01 / 0.75) + 1e-12   # p capped at 0.74
+    # the library's weight does not change its alignments, so neither the tree
+    off = Aligner(threads=1, tree_distances="pairwise", consistency=0).align(pairs)
+    assert np.array_equal(off.guide.distances.matrix, D)
+    assert "merges" in off.timings and off.newick() == res.newick()
+    # no library (weight 0, or too many cells): k-mer distances
+    assert align(pairs, threads=1, consistency=0).guide.distances.source == "kmer"
+    assert align(pairs, threads=1, max_library_cells=10).guide.distances.source == "kmer"
+
+
+def test_pairwise_distances_follow_identity():
+    base = "ACGTTGCAAGGCTTACGATCGATCGGATCCAGTACGATGCA"
+    far = "".join("T" if ch == "A" else ch for ch in base)   # about a quarter differs
+    pairs = [("a", base), ("b", base), ("c", base[:-1] + "C"), ("d", far)]
+    D = align(pairs, threads=1, exact_triplet=False).guide.distances.matrix
+    assert D[0, 1] == 0
+    assert 0 < D[0, 2] < D[0, 3]
+    p = 1 / len(base)   # one substitution, no gap: Jukes-Cantor of p
+    assert D[0, 2] == pytest.approx(-0.75 * np.log(1 - 4 * p / 3))
+
+
+def test_pairwise_distances_beyond_the_library_budget_are_an_error():
+    with pytest.raises(OptionError, match="pairwise guide-tree distances need all"):
+        Aligner(tree_distances="pairwise", max_library_cells=10).align(evolve(5, 30, 3))
+
+
+def test_progress_names_each_long_stage():
+    calls = []
+    Aligner(threads=1).align(evolve(8, 40, 5), progress=lambda d, t, s: calls.append((s, d, t)))
+    stages = [c[0] for c in calls]
+    assert stages[0] == "library" and stages[-1] == "merges"
+    assert calls[-1][1:] == (7, 7)
+    assert ("library", 28, 28) in calls

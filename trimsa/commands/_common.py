@@ -84,27 +84,23 @@ def note(message: str) -> None:
 class Progress:
     """A one-line progress bar on stderr (only when stderr is a terminal).
 
-    Called as ``progress(done, total)``; ``progress(0, 0)`` prints ``preamble``
-    (a stage that starts before the counted work). Runs shorter than a second
-    show nothing.
+    Called as ``progress(done, total)`` or ``progress(done, total, stage)``;
+    a new ``stage`` (it replaces ``label`` in the bar) starts a new bar. Bars
+    of stages shorter than a second are not shown.
     """
 
-    def __init__(self, enabled: bool, label: str, preamble: str = ""):
+    def __init__(self, enabled: bool, label: str = ""):
         self.enabled = enabled and sys.stderr.isatty()
         self.label = label
-        self.preamble = preamble
         self.last = 0.0
         self.start = time.perf_counter()
 
-    def __call__(self, done: int, total: int) -> None:
+    def __call__(self, done: int, total: int, stage: str | None = None) -> None:
         if not self.enabled:
             return
-        if total == 0:
-            if self.preamble:
-                sys.stderr.write(f"trimsa: {self.preamble}\n")
-                sys.stderr.flush()
+        if stage is not None and stage != self.label:
+            self.label = stage
             self.start = time.perf_counter()
-            return
         now = time.perf_counter()
         if done < total and now - self.last < 0.2:
             return

@@ -6,7 +6,6 @@ import time
 
 from ..errors import OptionError
 from ..tree.cluster import METHODS
-from ..tree.distances import SOURCES
 from ._common import Progress, add_device_options, add_scoring_options, check_threads, note
 
 
@@ -30,17 +29,22 @@ def register(subparsers) -> None:
                    help="use this Newick guide tree (leaf labels = sequence names)")
     p.add_argument("--method", choices=tuple(METHODS), default=None,
                    help="guide-tree method (default: upgma)")
-    p.add_argument("--tree-distances", choices=tuple(SOURCES), default=None,
-                   help="guide-tree distances from k-mers (default) or from exact triplet "
-                        "scores (on the GPU with --device gpu or auto; the triplet distances "
-                        "take linear gaps only, so this needs --gap)")
+    p.add_argument("--tree-distances", choices=("auto", "pairwise", "kmer", "triplet"),
+                   default=None,
+                   help="guide-tree distances: pairwise (p-distances of the consistency "
+                        "library's pairwise alignments, Jukes-Cantor corrected), kmer, triplet (exact 3-way scores, on "
+                        "the GPU with --device gpu or auto; linear gaps only, so this needs "
+                        "--gap) or auto (default: pairwise when the library is built, about "
+                        "250 sequences of 450 residues at most, else kmer)")
     add_device_options(p)
     add_scoring_options(p, "progressive")
     p.add_argument("--consistency", type=float, default=None, metavar="W",
                    help="weight of the pairwise consistency library in the profile scores "
                         "(default 6; 0 = off; used up to about 250 sequences)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
-    p.add_argument("-v", "--verbose", action="store_true", help="print timings of each stage")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="say for each stage its method, device, work (pairs, triplets, merges, "
+                        "DP cells) and time")
     p.set_defaults(func=handler)
 
 
@@ -63,7 +67,7 @@ def handler(args) -> int:
                       gap=args.gap, gap_open=args.gap_open, gap_extend=args.gap_extend,
                       guide_tree=args.guide_tree, **options)
     t0 = time.perf_counter()
-    result = aligner.align(args.input, progress=Progress(not args.quiet, "merging", "aligning all pairs for the consistency library..."), format=fmt)
+    result = aligner.align(args.input, progress=Progress(not args.quiet), format=fmt)
     t = time.perf_counter()
     if args.tree_out:
         from ..io import atomic_output
@@ -71,11 +75,10 @@ def handler(args) -> int:
         with atomic_output(args.tree_out) as fh:
             fh.write(result.newick() + "\n")
     result.write(args.output, fmt)
-    result.timings["write"] = time.perf_counter() - t
     if args.verbose:
-        note(f"guide tree: {result.guide.summary()}")
-        for stage, sec in result.timings.items():
-            note(f"{stage}: {sec:.3f} s")
+        for stage in result.stages:
+            note(stage.line())
+        note(f"write: {fmt}; {time.perf_counter() - t:.3f} s")
         note(f"total: {time.perf_counter() - t0:.3f} s ({len(result.names)} sequences, "
              f"{len(result)} columns)")
     return 0

@@ -23,14 +23,20 @@ from .. import _numba
 from ..errors import OptionError
 from ..io import SequenceSet, as_sequence_set, atomic_output
 from ..scoring import Scoring, resolve_gaps
-from ..tree import METHODS, SOURCES, GuideTree, build_guide_tree
+from ..tree import METHODS, GuideTree, build_guide_tree
 from ..triplet import DEVICES
 from ..triplet.backends import Device
 from . import engine
 
 Method = Literal["nj", "upgma"]
 AlphabetName = Literal["auto", "dna", "rna", "protein"]
-TreeDistances = Literal["kmer", "triplet"]
+TreeDistances = Literal["auto", "kmer", "pairwise", "triplet"]
+
+#: Sources of guide-tree distances the aligner takes: the tree's own sources
+#: (:data:`trimsa.tree.SOURCES`) and ``"pairwise"`` (corrected p-distances of
+#: the consistency library's pairwise alignments); ``"auto"`` is ``"pairwise"``
+#: when the library is built and ``"kmer"`` otherwise.
+TREE_DISTANCES = ("auto", "kmer", "pairwise", "triplet")
 
 #: Output formats and the Biopython (Bio.AlignIO) format each is written with.
 FORMATS = {
@@ -57,6 +63,23 @@ MAX_WITNESSES: int | None = 32
 NAME_WIDTH = {"clustal": 30}
 #: Characters a format's writer removes or replaces in names (PHYLIP reserves them).
 NAME_FORBIDDEN = {"phylip": "()[]:;,"}
+
+
+#: How far below the saturation level ``1 - 1/K`` p-distances are capped.
+P_MARGIN = 0.01
+
+
+def corrected_distance(p, states: int) -> np.ndarray:
+    """Jukes-Cantor-style distances ``-b ln(1 - p / b)``, ``b = 1 - 1 / states``, from
+    p-distances (shares of differing aligned residues; 4 states for DNA/RNA, 20 for
+    protein), with ``p`` capped at ``b -`` :data:`P_MARGIN` so saturated pairs stay finite.
+
+    >>> corrected_distance(np.array([0.0, 0.1, 0.5]), 4).round(4).tolist()
+    [0.0, 0.1073, 0.824]
+    """
+    b = 1.0 - 1.0 / states
+    q = np.minimum(np.asarray(p, float), b - P_MARGIN)
+    return -b * np.log1p(-q / b)
 
 
 def check_names_for_format(names, format: str) -> None:
@@ -93,11 +116,16 @@ class Aligner:
     method
         Guide-tree method: neighbour joining (rooted at its midpoint) or UPGMA.
     tree_distances
-        Where the guide tree's distances come from
-        (:data:`trimsa.tree.SOURCES`): ``"kmer"`` (k-mer distances) or
-        ``"triplet"`` (exact 3-way alignment scores, on the GPU when
-        ``device`` allows; the triplet distances take linear gaps only, so
-        this needs ``gap``).
+        Where the guide tree's distances come from (:data:`TREE_DISTANCES`):
+        ``"pairwise"`` (the share of differing residues in the global affine
+        pairwise alignments that the consistency library is built from,
+        corrected for multiple substitutions by :func:`corrected_distance`;
+        they cost nothing more when the library is built, and are an error
+        when the alignments are beyond ``max_library_cells``), ``"kmer"`` (k-mer
+        distances), ``"triplet"`` (exact 3-way alignment scores, on the GPU
+        when ``device`` allows; the triplet distances take linear gaps only,
+        so this needs ``gap``) or ``"auto"`` (default: ``"pairwise"`` when
+        the library is built, else ``"kmer"``).
     device
         Where the stages with a GPU path run: ``"auto"`` (a GPU when CuPy sees
         one), ``"cpu"`` or ``"gpu"``. Only the triplet distances have a GPU
@@ -134,10 +162,16 @@ class Aligner:
         How many third sequences vote in the library's extension (spread
         evenly along the guide tree; default 32); ``None`` = all of them,
         ``0`` = only the direct pairwise support.
+    exact_triplet
+        Align exactly three sequences with the exact 3-way engine (an
+        optimal alignment under the sum of pairs with natural affine gaps and
+        this aligner's scores; global; on the GPU where ``device`` allows and
+        the cube fits, else on the CPU) instead of progressively (default
+        True).
     """
 
     method: Method = "upgma"
-    tree_distances: TreeDistances = "kmer"
+    tree_distances: TreeDistances = "auto"
     device: Device = "auto"
     threads: int = 0
     alphabet: AlphabetName = "auto"
@@ -152,10 +186,11 @@ class Aligner:
     consistency: float = DEFAULT_CONSISTENCY
     max_library_cells: float = LIBRARY_CELLS
     max_witnesses: int | None = MAX_WITNESSES
+    exact_triplet: bool = True
 
     def __post_init__(self):
         _check_choice(self.method, tuple(METHODS), "guide-tree method")
-        _check_choice(self.tree_distances, tuple(SOURCES), "guide-tree distance source")
+        _check_choice(self.tree_distances, TREE_DISTANCES, "guide-tree distance source")
         _check_choice(self.device, DEVICES, "device")
         _check_choice(self.alphabet, ("auto", "dna", "rna", "protein"), "alphabet")
         if not isinstance(self.threads, int) or self.threads < 0:
@@ -170,14 +205,12 @@ class Aligner:
                               f"got {self.max_witnesses!r}")
         if not (0 <= float(self.consistency) <= 1000):
             raise OptionError(f"consistency must lie within [0, 1000], got {self.consistency!r}")
-        if self.guide_tree is not None and (self.method != "upgma" or self.tree_distances != "kmer"):
+        if self.guide_tree is not None and (self.method != "upgma" or self.tree_distances != "auto"):
             raise OptionError("a given guide tree is used as it is: method and tree_distances "
                               "do not apply to it")
-        if self.device == "gpu" and (self.tree_distances != "triplet" or self.guide_tree is not None):
-            raise OptionError(
-                "device 'gpu': no stage of this alignment has a GPU path (k-mer or given guide "
-                "tree, pairwise library and profile merges run on the CPU); use "
-                "tree_distances='triplet' to score triplets on the GPU, or device 'cpu' or 'auto'")
+        if not isinstance(self.exact_triplet, bool):
+            raise OptionError(f"exact_triplet must be True or False, got {self.exact_triplet!r}")
+
 
     def __repr__(self):
         parts = []
@@ -199,38 +232,133 @@ class Aligner:
         """Align ``sequences``: a FASTA path (``-``: standard input), SeqRecords,
         ``(name, seq)`` pairs or strings.
 
-        ``progress``, when given, is called as ``progress(done, total)`` after
-        each profile merge (and ``progress(0, 0)`` before the pairwise
-        library is built). ``format``: the output format the result will be
+        ``progress``, when given, is called as ``progress(done, total, stage)``
+        while the long stages run (``stage``: ``"library"``, then
+        ``"merges"``). ``format``: the output format the result will be
         written in, checked against the names before any work.
         """
-        timings = {}
         t0 = time.perf_counter()
         alpha = None if self.alphabet == "auto" else self.alphabet
         seqs = as_sequence_set(sequences, alpha)
         if format is not None:
             check_names_for_format(seqs.names, format)
-        timings["read"] = time.perf_counter() - t0
+        stages = [Stage("read", "FASTA", "cpu", len(seqs), "sequences", None,
+                        time.perf_counter() - t0)]
         scoring = self.scoring(seqs)
         threads = _numba.set_threads(self.threads)
         if len(seqs) == 1:
             tree = GuideTree(seqs.names, [], np.zeros(1), 0)
-            return self._result(seqs, list(seqs.sequences), tree, timings)
+            return self._result(seqs, list(seqs.sequences), tree, stages)
+        used, codes = self._compact(seqs)
+        sc = engine.make_profile_scoring(scoring.table, used, scoring.gap_open,
+                                         scoring.gap_extend, float(self.terminal))
+        source = self.distance_source(seqs)
+        exact = self.exact(seqs)
+        if self.device == "gpu" and source != "triplet" and not exact:
+            raise OptionError(
+                "device 'gpu': no stage of this alignment has a GPU path (the k-mer, pairwise "
+                "or given guide tree, the pairwise library and the profile merges run on the "
+                "CPU); use tree_distances='triplet' to score triplets on the GPU, or device "
+                "'cpu' or 'auto'")
+        library = None
+        if (self.use_library(seqs) and not exact) or source == "pairwise":
+            library = self._library(seqs, codes, sc, threads, progress, stages)
         t = time.perf_counter()
-        tree = self._guide_tree(seqs, scoring, threads)
-        timings["guide tree"] = time.perf_counter() - t
-        rows = self._walk(seqs, tree, scoring, threads, progress, timings)
-        return self._result(seqs, rows, tree, timings)
+        tree = self._guide_tree(seqs, scoring, threads, source, library)
+        stages.append(self._tree_stage(tree, source, time.perf_counter() - t))
+        if exact:
+            rows = self._exact_triplet(seqs, scoring, threads, stages)
+            return self._result(seqs, rows, tree, stages)
+        if not self.use_library(seqs):
+            library = None
+        rows = self._walk(seqs, codes, sc, tree, threads, progress, library, stages)
+        return self._result(seqs, rows, tree, stages)
 
-    def _guide_tree(self, seqs, scoring, threads) -> GuideTree:
+    def _exact_triplet(self, seqs, scoring, threads, stages) -> list:
+        from ..triplet import align_triplets
+        from ..triplet.backends import resolve_device
+
+        t = time.perf_counter()
+        # GPU tracebacks take affine gaps; with linear gaps "auto" means the CPU
+        device = "cpu" if scoring.linear and self.device == "auto" else self.device
+        device = resolve_device(device, announce=False)
+        aln = align_triplets(seqs, [[0, 1, 2]], scoring=scoring, threads=threads,
+                             device=device)[0]
+        cells = float(np.prod(np.asarray(seqs.lengths, float) + 1))
+        stages.append(Stage("exact 3-way", f"optimal alignment (score {aln.score})", device,
+                            1, "triplets", cells, time.perf_counter() - t))
+        return list(aln.rows)
+
+    def distance_source(self, seqs: SequenceSet) -> str:
+        """The guide tree's distance source for ``seqs`` (``"auto"`` resolved)."""
         if self.guide_tree is not None:
+            return "given"
+        if self.tree_distances != "auto":
+            return self.tree_distances
+        return "pairwise" if self.use_library(seqs) else "kmer"
+
+    def exact(self, seqs: SequenceSet) -> bool:
+        """Whether ``seqs`` are aligned by the exact 3-way engine (three sequences)."""
+        return len(seqs) == 3 and self.exact_triplet
+
+    def _library(self, seqs, codes, sc, threads, progress, stages):
+        from .consistency import build_library, library_bytes, library_cells
+
+        cells = library_cells(seqs.lengths)
+        if cells > float(self.max_library_cells) or library_bytes(seqs.lengths) > LIBRARY_BYTES:
+            raise OptionError(
+                f"pairwise guide-tree distances need all {len(seqs) * (len(seqs) - 1) // 2} "
+                f"pairwise alignments ({cells:.3g} cells, {library_bytes(seqs.lengths):.3g} "
+                f"bytes of maps), beyond max_library_cells {float(self.max_library_cells):.3g} "
+                f"or {LIBRARY_BYTES} bytes; use the kmer or triplet distances")
+        t = time.perf_counter()
+        step = None if progress is None else (lambda done, total: progress(done, total, "library"))
+        library = build_library(codes, sc.table[:-1, :-1], sc.gap_open, sc.gap_extend, sc.term,
+                                weight=float(self.consistency), witnesses=np.zeros(0, np.int64),
+                                threads=threads, progress=step)
+        n = len(seqs)
+        stages.append(Stage("library", "global affine pairwise alignments", "cpu",
+                            n * (n - 1) // 2, "pairs", cells, time.perf_counter() - t))
+        return library
+
+    def _guide_tree(self, seqs, scoring, threads, source, library) -> GuideTree:
+        if source == "given":
             return GuideTree.read(self.guide_tree, seqs.names)
-        if self.tree_distances == "kmer":
+        if source == "kmer":
             return build_guide_tree(seqs, distances="kmer", method=self.method, threads=threads)
+        if source == "pairwise":
+            return self._pairwise_tree(seqs, library)
         if len(seqs) == 2:   # one tree only, and no triplet to score
             return GuideTree(seqs.names, [(0, 1)], np.zeros(3), 2, method=self.method)
         return build_guide_tree(seqs, distances="triplet", method=self.method,
                                 scoring=scoring, device=self.device, threads=threads)
+
+    def _pairwise_tree(self, seqs, library) -> GuideTree:
+        from ..tree import Distances
+        from .consistency import library_cells
+
+        t = time.perf_counter()
+        D = corrected_distance(1.0 - library.ident, 20 if seqs.alphabet.name == "protein" else 4)
+        np.fill_diagonal(D, 0.0)
+        n = len(seqs)
+        dist = Distances(seqs.names, D, "pairwise",
+                         {"pairs": n * (n - 1) // 2, "cells": library_cells(seqs.lengths)})
+        tree = METHODS[self.method](D, seqs.names)
+        tree.distances = dist
+        tree.timings = {self.method: time.perf_counter() - t}
+        return tree
+
+    def _tree_stage(self, tree, source, seconds) -> "Stage":
+        n = len(tree.names)
+        if source == "given":
+            return Stage("guide tree", "given", "cpu", n, "sequences", None, seconds)
+        dist = tree.distances
+        method = f"{tree.method} of {dist.describe()}" if dist is not None else tree.method
+        if source == "triplet":
+            return Stage("guide tree", method, dist.info["device"], dist.info["n_triplets"],
+                         "triplets", None, seconds)
+        # the pairwise alignments' cells are the library stage's
+        return Stage("guide tree", method, "cpu", n * (n - 1) // 2, "pairs", None, seconds)
 
     def _compact(self, seqs):
         used = np.unique(seqs.codes)
@@ -239,44 +367,59 @@ class Aligner:
         codes = [lut[seqs.code(i)] for i in range(len(seqs))]
         return used, codes
 
-    def _walk(self, seqs, tree, scoring, threads, progress, timings):
-        t = time.perf_counter()
-        used, codes = self._compact(seqs)
-        sc = engine.make_profile_scoring(scoring.table, used, scoring.gap_open,
-                                         scoring.gap_extend, float(self.terminal))
-        btree = tree.binary()
-        library = None
-        if self.use_library(seqs):
-            from .consistency import build_library, pick_witnesses
+    def _walk(self, seqs, codes, sc, tree, threads, progress, library, stages):
+        from .consistency import pick_witnesses
 
-            if progress:
-                progress(0, 0)
-            witnesses = pick_witnesses(len(seqs), btree.leaves(), self.max_witnesses)
-            library = build_library(codes, sc.table[:-1, :-1], sc.gap_open, sc.gap_extend,
-                                    sc.term, weight=float(self.consistency),
-                                    witnesses=witnesses, threads=threads)
-            timings["library"] = time.perf_counter() - t
-            t = time.perf_counter()
+        t = time.perf_counter()
+        btree = tree.binary()
+        if library is not None:
+            library.set_witnesses(pick_witnesses(len(seqs), btree.leaves(), self.max_witnesses))
+        step = None if progress is None else (lambda done, total: progress(done, total, "merges"))
         walk = engine.Walk(btree, codes, engine.tree_weights(btree), sc, threads=threads,
-                           progress=progress, library=library)
+                           progress=step, library=library)
         walk.run()
         positions, width = walk.positions()
         rows = engine.assemble(positions, width, seqs.sequences)
-        timings["merge"] = time.perf_counter() - t
+        method = "profile DP"
+        if library is not None:
+            method += (f" with the consistency library (weight {float(self.consistency):g}, "
+                       f"{library.witnesses.size} witnesses)")
+        stages.append(Stage("merges", method, "cpu", len(seqs) - 1, "merges", walk.cells,
+                            time.perf_counter() - t))
         return rows
 
     def use_library(self, seqs: SequenceSet) -> bool:
         """Whether the consistency library is built for ``seqs`` (weight > 0 and affordable)."""
         from .consistency import library_bytes, library_cells
 
-        return (float(self.consistency) > 0 and len(seqs) >= 3
+        return (float(self.consistency) > 0 and len(seqs) >= 3 and not self.exact(seqs)
                 and library_cells(seqs.lengths) <= float(self.max_library_cells)
                 and library_bytes(seqs.lengths) <= LIBRARY_BYTES)
 
-    def _result(self, seqs, rows, tree, timings) -> "AlignmentResult":
+    def _result(self, seqs, rows, tree, stages) -> "AlignmentResult":
         return AlignmentResult(names=tuple(seqs.names), descriptions=tuple(seqs.descriptions),
                                rows=tuple(rows), guide=tree, alphabet=seqs.alphabet.name,
-                               timings=timings)
+                               stages=tuple(stages))
+
+
+@dataclass(frozen=True)
+class Stage:
+    """What one stage of an alignment did: ``method`` on ``device``, ``items``
+    ``unit`` (pairs, triplets, merges), ``cells`` of dynamic programming
+    (``None`` where the stage fills none) in ``seconds``."""
+
+    name: str
+    method: str
+    device: str
+    items: int
+    unit: str
+    cells: float | None
+    seconds: float
+
+    def line(self) -> str:
+        cells = "" if self.cells is None else f", {self.cells:.3g} cells"
+        return (f"{self.name}: {self.method}; {self.device}, {self.items} {self.unit}{cells}, "
+                f"{self.seconds:.3f} s")
 
 
 @dataclass(frozen=True)
@@ -289,8 +432,8 @@ class AlignmentResult:
         The aligned rows in input order (input characters and ``-``).
     guide
         The guide tree (:class:`~trimsa.tree.GuideTree`).
-    timings
-        Seconds per stage.
+    stages
+        What each stage did and how long it took (:class:`Stage`).
     """
 
     names: tuple
@@ -298,7 +441,12 @@ class AlignmentResult:
     rows: tuple
     guide: object = field(repr=False)
     alphabet: str = "dna"
-    timings: dict = field(default_factory=dict)
+    stages: tuple = ()
+
+    @property
+    def timings(self) -> dict:
+        """Seconds per stage."""
+        return {s.name: s.seconds for s in self.stages}
 
     @property
     def alignment(self):

@@ -39,6 +39,12 @@ class Library:
     def moved(self, members, m):
         _cpu.update_positions(self.pos, self.offsets, members, m)
 
+    def set_witnesses(self, witnesses) -> None:
+        """The third sequences whose alignments vote from now on."""
+        self.witnesses = np.asarray(witnesses, np.int64)
+        self.is_witness = np.zeros(self.offsets.size - 1, np.int64)
+        self.is_witness[self.witnesses] = 1
+
 
 def library_bytes(lengths) -> float:
     """Memory of the library's residue maps (``int32``, both directions of every pair)."""
@@ -63,8 +69,12 @@ def pick_witnesses(n: int, order=None, most: int | None = None) -> np.ndarray:
     return np.sort(order[idx])
 
 
+#: Pairs aligned between two calls of ``build_library``'s ``progress``.
+PROGRESS_PAIRS = 4096
+
+
 def build_library(codes, table, gap_open, gap_extend, term, *, weight=1.0, witnesses=None,
-                  threads: int = 1) -> Library:
+                  threads: int = 1, progress=None) -> Library:
     """Align all pairs of ``codes`` (compact code arrays) and index the result.
 
     ``table`` is the substitution table over the compact codes; ``gap_open``
@@ -72,7 +82,9 @@ def build_library(codes, table, gap_open, gap_extend, term, *, weight=1.0, witne
     of the profile aligner.
 
     ``witnesses``: the third sequences whose alignments vote (default: all;
-    an empty array keeps only the direct pairwise support).
+    an empty array keeps only the direct pairwise support; see
+    :meth:`Library.set_witnesses`). ``progress(done, total)`` is called
+    after every :data:`PROGRESS_PAIRS` pairs.
     """
     n = len(codes)
     lengths = np.array([c.size for c in codes], np.int64)
@@ -93,11 +105,15 @@ def build_library(codes, table, gap_open, gap_extend, term, *, weight=1.0, witne
     tab = np.ascontiguousarray(table, np.float32)
     g, e, tm = np.float32(gap_open), np.float32(gap_extend), np.float32(term)
     # interleaved rows of pairs keep the threads' work even
-    in_threads(lambda idx: _cpu.pair_maps(flat, offsets, pairs[idx], tab, g, e, tm, map_off,
-                                          maps, ident),
-               np.arange(len(pairs)), threads)
+    for lo in range(0, len(pairs), PROGRESS_PAIRS):
+        block = np.arange(lo, min(lo + PROGRESS_PAIRS, len(pairs)))
+        in_threads(lambda idx: _cpu.pair_maps(flat, offsets, pairs[idx], tab, g, e, tm, map_off,
+                                              maps, ident),
+                   block, threads)
+        if progress is not None:
+            progress(int(block[-1]) + 1, len(pairs))
     pos = np.concatenate([np.arange(x) for x in lengths]).astype(np.int64)
-    wit = pick_witnesses(n) if witnesses is None else np.asarray(witnesses, np.int64)
-    is_wit = np.zeros(n, np.int64)
-    is_wit[wit] = 1
-    return Library(offsets, map_off, maps, ident, pos, float(weight), wit, is_wit)
+    library = Library(offsets, map_off, maps, ident, pos, float(weight), np.zeros(0, np.int64),
+                      np.zeros(n, np.int64))
+    library.set_witnesses(pick_witnesses(n) if witnesses is None else witnesses)
+    return library

@@ -105,6 +105,7 @@ class Walk:
             self.profile[i] = f
             self.wsum[i] = float(self.weights[i])
         self._lock = threading.Lock()
+        self.cells = 0  # DP cells of the merges done
 
     # -- one merge ---------------------------------------------------------
     def merge(self, v: int) -> None:
@@ -138,6 +139,7 @@ class Walk:
             del self.members[a], self.members[b]
             self.wsum[v] = tot
             self.maps[v] = (ma, mb)
+            self.cells += FA.shape[0] * FB.shape[0]
             del self.profile[a], self.profile[b]
 
     def run(self) -> None:

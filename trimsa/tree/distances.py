@@ -81,7 +81,9 @@ class Distances:
         counted), ``pairs_supported`` (pairs in at least one scored triplet),
         ``min_support`` (fewest scored triplets of a supported pair) and
         ``m`` (third sequences per pair asked of the design); the k-mer
-        source keeps ``k``.
+        source keeps ``k``; the aligner's ``pairwise`` distances (corrected
+        p-distances of the consistency library's pairwise alignments, see
+        :class:`trimsa.progressive.Aligner`) keep ``pairs`` and ``cells``.
     timings
         Seconds spent per stage.
     """
@@ -102,6 +104,8 @@ class Distances:
                     f"supported, min support {i['min_support']})")
         if self.source == "kmer":
             return f"{i['k']}-mer distances"
+        if self.source == "pairwise":
+            return f"corrected p-distances of {i['pairs']} pairwise alignments"
         return f"{self.source} distances"
 
 
