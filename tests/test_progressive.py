@@ -497,3 +497,17 @@ def test_progress_names_each_long_stage():
     assert stages[0] == "library" and stages[-1] == "merges"
     assert calls[-1][1:] == (7, 7)
     assert ("library", 28, 28) in calls
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("seed", range(3))
+def test_three_sequences_on_the_gpu_equal_the_cpu(seed):
+    from trimsa.triplet import _gpu
+
+    if _gpu.available() is None:
+        pytest.skip("no CuPy or no GPU")
+    pairs = evolve(3, 60 + 30 * seed, seed)
+    gpu = Aligner(device="gpu").align(pairs)
+    cpu = Aligner(device="cpu").align(pairs)
+    assert gpu.rows == cpu.rows
+    assert gpu.stages[-1].device == "gpu" and cpu.stages[-1].device == "cpu"
