@@ -53,11 +53,11 @@ def group_of(folder: Path, n: int) -> str:
     return "sim2 msa N <= 256" if n <= 256 else "sim2 msa N 512-3000"
 
 
-def data_sets(split: str, max_n: int | None):
+def data_sets(split: str, max_n: int | None, data: Path = DATA):
     from trimsa.io import read_sequences
 
     out = []
-    for folder in sorted((DATA / "sim2" / split).iterdir()) + sorted((DATA / "real" / split).iterdir()):
+    for folder in sorted((data / "sim2" / split).iterdir()) + sorted((data / "real" / split).iterdir()):
         if not folder.is_dir():
             continue
         inp = next((folder / f for f in ("input.fa", "input.fa.gz") if (folder / f).is_file()), None)
@@ -100,6 +100,15 @@ def run_variant(inp: Path, ref: Path, options: dict, threads: int):
     return (s.spfn, s.spfp, s.tc, wall), res
 
 
+def gpu_name() -> str:
+    try:
+        from trimsa.triplet import _gpu
+
+        return _gpu.available() or "none"
+    except Exception:   # no CuPy
+        return "none"
+
+
 def fmt(x, d=3):
     return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{d}f}"
 
@@ -131,6 +140,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--split", choices=("tune", "validate"), default="validate")
     ap.add_argument("--max-n", type=int, default=None, help="skip sets with more sequences")
+    ap.add_argument("--data", type=Path, default=DATA,
+                    help="folder holding sim2/SPLIT and real/SPLIT (default ../shared/data)")
     ap.add_argument("--variants", default=",".join(VARIANTS),
                     help="comma-separated labels of VARIANTS to run")
     ap.add_argument("--threads", type=int, default=0)
@@ -140,7 +151,7 @@ def main(argv=None) -> int:
     for v in variants:
         if v not in VARIANTS:
             ap.error(f"unknown variant {v!r}; choose from {', '.join(VARIANTS)}")
-    sets = data_sets(args.split, args.max_n)
+    sets = data_sets(args.split, args.max_n, args.data)
     rows = []
     t_all = time.perf_counter()
     for folder, inp, ref, n in sets:
@@ -182,8 +193,9 @@ def main(argv=None) -> int:
     md = [f"# `trimsa run` next to its peers: {args.split} splits",
           "",
           f"Measured {date.today().isoformat()} on {platform.node() or 'this machine'} "
-          f"({os.cpu_count()} CPU cores, {platform.processor() or platform.machine()}; no GPU "
-          "stage in these variants), `trimsa run` through the Python API with "
+          f"({os.cpu_count()} CPU cores, {platform.processor() or platform.machine()}; "
+          f"GPU: {gpu_name()}; `--device auto`, so only the exact alignment of three "
+          "sequences can use it), `trimsa run` through the Python API with "
           f"{args.threads or os.cpu_count()} threads; total {time.perf_counter() - t_all:.0f} s. "
           f"Command: `{cmd.strip()}`.",
           "",
