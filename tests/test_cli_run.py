@@ -35,7 +35,20 @@ def test_run_stdout_and_verbose(capsys):
     assert main(["run", str(INPUT), "-v", "--threads", "1"]) == 0
     cap = capsys.readouterr()
     assert cap.out.startswith(">S1")
-    assert "merge" in cap.err and "total" in cap.err
+    lines = {ln.split(":")[1].strip(): ln for ln in cap.err.splitlines()}
+    assert {"read", "library", "guide tree", "merges", "write", "total"} <= set(lines)
+    n = len(records(INPUT))
+    assert f"{n * (n - 1) // 2} pairs" in lines["library"] and "cells" in lines["library"]
+    assert "corrected p-distances" in lines["guide tree"] and "cpu" in lines["guide tree"]
+    assert f"{n - 1} merges" in lines["merges"]
+
+
+def test_run_verbose_three_sequences_say_exact(tmp_path, capsys):
+    three = tmp_path / "three.fa"
+    three.write_text(">a\nACGTACGTTA\n>b\nACGTCGTTA\n>c\nACGTACGGTTA\n")
+    assert main(["run", str(three), "-v", "--device", "cpu"]) == 0
+    err = capsys.readouterr().err
+    assert "exact 3-way: optimal alignment (score" in err and "merges" not in err
 
 
 @pytest.mark.parametrize("fmt, bio", [("clustal", "clustal"), ("phylip", "phylip-relaxed"),
