@@ -64,10 +64,10 @@ def data_sets(split: str, max_n: int | None, data: Path = DATA):
         ref = next((folder / f for f in ("true.fa", "true.fa.gz") if (folder / f).is_file()), None)
         if inp is None or ref is None:
             continue
-        n = len(read_sequences(str(inp)))
-        if max_n is not None and n > max_n:
+        seqs = read_sequences(str(inp))
+        if max_n is not None and len(seqs) > max_n:
             continue
-        out.append((folder, inp, ref, n))
+        out.append((folder, inp, ref, seqs))
     return out
 
 
@@ -154,20 +154,20 @@ def main(argv=None) -> int:
     sets = data_sets(args.split, args.max_n, args.data)
     rows = []
     t_all = time.perf_counter()
-    for folder, inp, ref, n in sets:
+    from trimsa.progressive.api import Aligner
+
+    for folder, inp, ref, seqs in sets:
+        n = len(seqs)
         group = group_of(folder, n)
+        default = Aligner()
         base = None
         for v in variants:
             opts = VARIANTS[v]
-            from trimsa.progressive.api import Aligner
-            from trimsa.io import read_sequences
-
             same = False
             if base is not None and v != "trimsa":
-                seqs = read_sequences(str(inp))
-                a, b = Aligner(**opts), Aligner()
-                same = (not a.use_library(seqs) and not b.use_library(seqs)
-                        and a.distance_source(seqs) == b.distance_source(seqs))
+                a = Aligner(**opts)
+                same = (not a.use_library(seqs) and not default.use_library(seqs)
+                        and a.distance_source(seqs) == default.distance_source(seqs))
             if same:
                 scores = base
             else:

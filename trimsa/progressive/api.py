@@ -305,7 +305,7 @@ class Aligner:
         from .consistency import build_library, library_bytes, library_cells
 
         cells = library_cells(seqs.lengths)
-        if cells > float(self.max_library_cells) or library_bytes(seqs.lengths) > LIBRARY_BYTES:
+        if not self.library_affordable(seqs):
             raise OptionError(
                 f"pairwise guide-tree distances need all {len(seqs) * (len(seqs) - 1) // 2} "
                 f"pairwise alignments ({cells:.3g} cells, {library_bytes(seqs.lengths):.3g} "
@@ -388,13 +388,18 @@ class Aligner:
                             time.perf_counter() - t))
         return rows
 
-    def use_library(self, seqs: SequenceSet) -> bool:
-        """Whether the consistency library is built for ``seqs`` (weight > 0 and affordable)."""
+    def library_affordable(self, seqs: SequenceSet) -> bool:
+        """Whether all pairwise alignments of ``seqs`` fit ``max_library_cells`` and their
+        residue maps :data:`LIBRARY_BYTES`."""
         from .consistency import library_bytes, library_cells
 
-        return (float(self.consistency) > 0 and len(seqs) >= 3 and not self.exact(seqs)
-                and library_cells(seqs.lengths) <= float(self.max_library_cells)
+        return (library_cells(seqs.lengths) <= float(self.max_library_cells)
                 and library_bytes(seqs.lengths) <= LIBRARY_BYTES)
+
+    def use_library(self, seqs: SequenceSet) -> bool:
+        """Whether the consistency library is built for ``seqs`` (weight > 0 and affordable)."""
+        return (float(self.consistency) > 0 and len(seqs) >= 3 and not self.exact(seqs)
+                and self.library_affordable(seqs))
 
     def _result(self, seqs, rows, tree, stages) -> "AlignmentResult":
         return AlignmentResult(names=tuple(seqs.names), descriptions=tuple(seqs.descriptions),
