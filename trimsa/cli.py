@@ -19,8 +19,8 @@ import threading
 from . import __version__
 from .errors import TrimsaError
 
-#: Output options that are checked before any work starts (``args`` attribute, option).
-OUTPUT_OPTIONS = (("output", "-o/--output"), ("tree_out", "--tree-out"))
+#: Output options (``args`` attributes) that are checked before any work starts.
+OUTPUT_OPTIONS = ("output", "tree_out")
 
 #: Subcommand modules under ``trimsa.commands``, in the order ``--help`` lists them.
 COMMANDS = (
@@ -136,7 +136,7 @@ def main(argv=None) -> int:
         return 130
     prefix = f"trimsa {args.command}: error:"
     try:
-        for name, option in OUTPUT_OPTIONS:
+        for name in OUTPUT_OPTIONS:
             value = getattr(args, name, None)
             if value is not None:
                 check_output(value, "output")
