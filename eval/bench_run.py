@@ -8,9 +8,9 @@ For every multiple-alignment set of ``../shared/data/sim2/<split>`` (``msa-*``) 
 under each variant of :data:`VARIANTS`; the alignment is scored against ``true.fa`` with
 ``trimsa.evaluate.compare`` (SPFN, SPFP, TC). The peers' scores and wall times are the
 stored ones of each set's ``peers/scores.tsv`` (the scoreboards' runs, 2 threads on a
-2-core machine). A variant that would run exactly like the default on a set (no library
-is built for it, so the tree is the k-mer one either way) is not run again: its row is the
-default's, marked ``same`` in the TSV.
+2-core machine). A variant that would run exactly like the default on a set (the same library
+design and the same guide-tree source, e.g. the k-mer tree with the tree's library at
+N >= 512) is not run again: its row is the default's, marked ``same`` in the TSV.
 
 Writes ``OUT.tsv`` (one row per set and tool) and ``OUT.md`` (group means: trimsa and its
 variants next to every peer, with ``[k/n]`` where a tool completed k of n sets, and the
@@ -38,6 +38,7 @@ DATA = (ROOT / ".." / "shared" / "data").resolve()
 VARIANTS = {
     "trimsa": {},
     "trimsa kmer-tree": {"tree_distances": "kmer"},
+    "trimsa tree-library": {"library": "tree"},
     "trimsa no-library": {"tree_distances": "kmer", "consistency": 0.0},
 }
 #: Peers read from ``peers/scores.tsv``, in table order.
@@ -166,7 +167,7 @@ def main(argv=None) -> int:
             same = False
             if base is not None and v != "trimsa":
                 a = Aligner(**opts)
-                same = (not a.use_library(seqs) and not default.use_library(seqs)
+                same = (a.library_design(seqs) == default.library_design(seqs)
                         and a.distance_source(seqs) == default.distance_source(seqs))
             if same:
                 scores = base

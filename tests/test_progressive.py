@@ -301,8 +301,8 @@ def test_library_maps_are_mutual_inverses_and_match_pairwise_dp():
         for t in range(5):
             if s == t:
                 continue
-            mst = lib.maps[lib.map_off[s, t]:lib.map_off[s, t] + codes[s].size]
-            mts = lib.maps[lib.map_off[t, s]:lib.map_off[t, s] + codes[t].size]
+            mst = lib.map(s, t)
+            mts = lib.map(t, s)
             for x, y in enumerate(mst):
                 if y >= 0:
                     assert mts[y] == x
@@ -341,7 +341,7 @@ def test_consistency_scores_against_slow_reference(witnesses):
     got = lib.scores(la, lb, mem_a, mem_b, w)
 
     def amap(s, t):
-        return lib.maps[lib.map_off[s, t]:lib.map_off[s, t] + codes[s].size]
+        return lib.map(s, t)
 
     ref = np.zeros((la, lb))
     wa, wb = w[mem_a].sum(), w[mem_b].sum()
@@ -351,12 +351,102 @@ def test_consistency_scores_against_slow_reference(witnesses):
             f = w[s] * w[t] / (wa * wb) / (1 + len(voters))
             for x, y in enumerate(amap(s, t)):
                 if y >= 0:
-                    ref[x, y] += f * lib.ident[s, t]
+                    ref[x, y] += f * lib.identity(s, t)
             for u in voters:
                 for x, z in enumerate(amap(s, u)):
                     if z >= 0 and amap(u, t)[z] >= 0:
-                        ref[x, amap(u, t)[z]] += f * min(lib.ident[s, u], lib.ident[u, t])
+                        ref[x, amap(u, t)[z]] += f * min(lib.identity(s, u), lib.identity(u, t))
     assert np.allclose(got, ref, atol=1e-5)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10 ** 6), st.integers(1, 6))
+def test_sparse_consistency_scores_against_slow_reference(seed, keep):
+    """A library of some pairs: each pair of A x B is averaged over its own votes (its
+    alignment when held, and every witness path through held alignments), and the sum
+    is normalised by the weights of the pairs that have any vote."""
+    from trimsa.progressive.consistency import all_pairs, build_library
+
+    rng = np.random.default_rng(seed)
+    n = 6
+    codes = [rng.integers(0, 4, rng.integers(3, 8)) for _ in range(n)]
+    table = np.where(np.eye(4, dtype=bool), 1.0, -1.0)
+    every = all_pairs(n)
+    pairs = every[rng.random(len(every)) < keep / 6]
+    wit = sorted(rng.choice(n, rng.integers(0, n + 1), replace=False).tolist())
+    lib = build_library(codes, table, -3.0, -1.0, 0.5, pairs=pairs, witnesses=wit)
+    held = {(int(a), int(b)) for a, b in pairs} | {(int(b), int(a)) for a, b in pairs}
+    w = rng.uniform(0.5, 2.0, n)
+    perm = rng.permutation(n)
+    mem_a, mem_b = perm[:3], perm[3:]
+    la = max(codes[s].size for s in mem_a)
+    lb = max(codes[t].size for t in mem_b)
+    got = lib.scores(la, lb, mem_a, mem_b, w)
+
+    ref = np.zeros((la, lb))
+    norm = 0.0
+    for s in mem_a:
+        for t in mem_b:
+            votes = []   # (identity, map from s to t)
+            if (s, t) in held:
+                votes.append((lib.identity(s, t), lib.map(s, t)))
+            for u in wit:
+                if u not in (s, t) and (s, u) in held and (u, t) in held:
+                    su, ut = lib.map(s, u), lib.map(u, t)
+                    m = np.array([ut[z] if z >= 0 else -1 for z in su])
+                    votes.append((min(lib.identity(s, u), lib.identity(u, t)), m))
+            if not votes:
+                continue
+            norm += w[s] * w[t]
+            for idn, m in votes:
+                for x, y in enumerate(m):
+                    if y >= 0:
+                        ref[x, y] += w[s] * w[t] * idn / len(votes)
+    if norm > 0:
+        ref /= norm
+    assert np.allclose(got, ref, atol=1e-5)
+
+
+def test_tree_pairs_join_both_sides_of_every_merge():
+    from trimsa.progressive.consistency import tree_pairs
+
+    res = align(evolve(40, 30, 4), consistency=0, threads=1)
+    t = res.guide.binary()
+    for per in (1, 3, 16):
+        pairs = tree_pairs(t, per)
+        assert np.array_equal(pairs, tree_pairs(t, per))
+        assert (pairs[:, 0] < pairs[:, 1]).all() and len({tuple(p) for p in pairs}) == len(pairs)
+        held = {tuple(p) for p in pairs.tolist()}
+        for v in t.postorder():
+            a, b = t.children[v - t.n]
+            A, B = leaves_below(t, a), leaves_below(t, b)
+            joins = sum((min(x, y), max(x, y)) in held for x in A for y in B)
+            assert joins >= min(per, len(A) * len(B))
+
+
+def leaves_below(t, v):
+    if v < t.n:
+        return [v]
+    return [x for c in t.children[v - t.n] for x in leaves_below(t, c)]
+
+
+def test_tree_library_is_used_beyond_the_budget_of_all_pairs():
+    pairs = evolve(60, 40, 12)
+    # all pairs: 1770 of about 1600 cells each; a budget for fewer of them
+    res = align(pairs, max_library_cells=2e6, threads=1)
+    check_alignment(res, pairs)
+    lib = {s.name: s for s in res.stages}["library"]
+    assert "per merge of the guide tree" in lib.method and 0 < lib.items < 1770
+    assert lib.cells <= 2e6
+    assert {s.name: s for s in res.stages}["guide tree"].method.startswith("upgma of 6-mer")
+    forced = align(pairs, library="tree", pairs_per_merge=4, threads=1)
+    check_alignment(forced, pairs)
+    assert "up to 4 per merge" in {s.name: s for s in forced.stages}["library"].method
+    # fewer than the fewest pairs per merge worth it: no library, and -v says so
+    small = {s.name: s for s in align(pairs, max_library_cells=3e5, threads=1).stages}
+    assert small["library"].items == 0 and small["library"].method.startswith("none")
+    with pytest.raises(OptionError, match="pairs_per_merge applies to the tree"):
+        Aligner(library="all", pairs_per_merge=8)
 
 
 def test_consistency_off_and_on_both_keep_sequences():
@@ -366,7 +456,8 @@ def test_consistency_off_and_on_both_keep_sequences():
     check_alignment(a, pairs)
     check_alignment(b, pairs)
     assert "library" in b.timings and "library" not in a.timings
-    assert "library" not in align(pairs, max_library_cells=10).timings
+    lib = {s.name: s for s in align(pairs, max_library_cells=10).stages}["library"]
+    assert lib.items == 0 and lib.method.startswith("none")
     check_alignment(align(pairs, max_witnesses=3), pairs)
 
 
@@ -486,8 +577,12 @@ def test_pairwise_distances_follow_identity():
 
 
 def test_pairwise_distances_beyond_the_library_budget_are_an_error():
-    with pytest.raises(OptionError, match="pairwise guide-tree distances need all"):
+    with pytest.raises(OptionError, match="which pairwise guide-tree distances need, is beyond"):
         Aligner(tree_distances="pairwise", max_library_cells=10).align(evolve(5, 30, 3))
+    with pytest.raises(OptionError, match="which library=all asks for, is beyond"):
+        Aligner(library="all", max_library_cells=10).align(evolve(5, 30, 3))
+    with pytest.raises(OptionError, match="library='tree' draws its pairs"):
+        Aligner(library="tree", tree_distances="pairwise")
 
 
 def test_progress_names_each_long_stage():

@@ -490,3 +490,23 @@ def test_gpu_device_goes_through_score_triplets(monkeypatch):
     np.testing.assert_allclose(info["estimates"], cpu.distances.info["estimates"])
     with pytest.raises(OptionError):
         build_guide_tree(seqs, device="gpu", band=8)
+
+
+def test_triplets_keep_a_share_of_the_budget_when_the_prior_overruns(monkeypatch):
+    from trimsa.tree import distances
+
+    assert distances.triplet_seconds(10.0, 3.0) == 7.0
+    assert distances.triplet_seconds(10.0, 50.0) == distances.TRIPLET_SHARE * 10.0
+    # a prior that takes longer than the whole budget still leaves triplets to score
+    slow_prior = distances.band_pair_scores
+
+    def slow(*a, **k):
+        import time
+        time.sleep(0.3)
+        return slow_prior(*a, **k)
+
+    monkeypatch.setattr(distances, "band_pair_scores", slow)
+    d = distances.triplet_distances(random_seqs(12, 40, 3), triplets="sampled",
+                                    time_budget=0.2, threads=1)
+    assert d.timings["prior"] > 0.2
+    assert d.info["n_triplets"] > 12

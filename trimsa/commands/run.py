@@ -40,7 +40,14 @@ def register(subparsers) -> None:
     add_scoring_options(p, "progressive")
     p.add_argument("--consistency", type=float, default=None, metavar="W",
                    help="weight of the pairwise consistency library in the profile scores "
-                        "(default 6; 0 = off; used up to about 250 sequences)")
+                        "(default 6; 0 = off)")
+    p.add_argument("--library", choices=("auto", "all", "tree"), default=None,
+                   help="which pairs the consistency library aligns: all pairs, pairs drawn "
+                        "at each merge of the guide tree, or auto (default: all pairs up to "
+                        "about 250 sequences of 450 residues, else the tree's)")
+    p.add_argument("--pairs-per-merge", type=int, default=None, metavar="K",
+                   help="most pairs the tree's library draws at one merge (default 128; "
+                        "halved while over the library's budget, and no library below 16)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.add_argument("-v", "--verbose", action="store_true",
                    help="say for each stage its method, device, work (pairs, triplets, merges, "
@@ -61,7 +68,8 @@ def handler(args) -> int:
         if given:
             raise OptionError(f"{given[0]} does not apply to a tree given with --guide-tree")
     options = {k: v for k, v in (("method", args.method), ("tree_distances", args.tree_distances),
-                                 ("consistency", args.consistency)) if v is not None}
+                                 ("consistency", args.consistency), ("library", args.library),
+                                 ("pairs_per_merge", args.pairs_per_merge)) if v is not None}
     aligner = Aligner(device=args.device, threads=args.threads, alphabet=args.alphabet,
                       match=args.match, mismatch=args.mismatch, matrix=args.matrix,
                       gap=args.gap, gap_open=args.gap_open, gap_extend=args.gap_extend,

@@ -265,20 +265,22 @@ def _pair_map(a, b, table, gap_open, gap_extend, term):
 
 
 @jit
-def pair_maps(codes, offsets, pairs, table, gap_open, gap_extend, term, map_off, maps, ident):
-    """All pairwise alignments of ``pairs`` (s < t): fills ``maps`` both ways.
+def pair_maps(codes, offsets, pairs, idx, table, gap_open, gap_extend, term, off_st, off_ts,
+              maps, ident):
+    """The pairwise alignments of ``pairs[idx]`` (rows ``s, t``): fills ``maps`` both ways.
 
-    ``map_off[s, t]`` is where ``map_st`` (length ``len(s)``) starts in
-    ``maps``; ``ident[s, t]`` receives the alignment's identity.
+    Pair ``p``'s map from ``s`` to ``t`` (length ``len(s)``: the aligned residue
+    of ``t`` or -1) starts at ``off_st[p]`` in ``maps``, the map back at
+    ``off_ts[p]``; ``ident[p]`` receives the alignment's identity.
     """
-    for p in range(pairs.shape[0]):
+    for p in idx:
         s = pairs[p, 0]
         t = pairs[p, 1]
         a = codes[offsets[s]:offsets[s + 1]]
         b = codes[offsets[t]:offsets[t + 1]]
         mp, idn = _pair_map(a, b, table, gap_open, gap_extend, term)
-        o = map_off[s, t]
-        r = map_off[t, s]
+        o = off_st[p]
+        r = off_ts[p]
         lb = b.size
         for y in range(lb):
             maps[r + y] = -1
@@ -286,56 +288,88 @@ def pair_maps(codes, offsets, pairs, table, gap_open, gap_extend, term, map_off,
             maps[o + x] = mp[x]
             if mp[x] >= 0:
                 maps[r + mp[x]] = x
-        ident[s, t] = idn
-        ident[t, s] = idn
+        ident[p] = idn
 
 
 @jit
-def consistency_scores(mem_a, mem_b, pos, offsets, map_off, maps, ident, w,
-                       witnesses, is_witness, C):
+def _in(sorted_ids, v):
+    """Index of ``v`` in ``sorted_ids``, or -1."""
+    k = np.searchsorted(sorted_ids, v)
+    if k < sorted_ids.size and sorted_ids[k] == v:
+        return k
+    return -1
+
+
+@jit
+def consistency_scores(mem_a, mem_b, pos, offsets, nbr_ptr, nbr, nbr_map, nbr_ident, maps, w,
+                       is_witness, C):
     """Weighted support of the pairwise library for each pair of profile columns.
 
     ``pos`` holds every sequence's current column per residue (indexed like the
-    codes). A pair of residues ``x`` of ``s`` (in A) and ``y`` of ``t`` (in B)
-    is supported by the direct alignment of ``s`` and ``t`` (weight: its
-    identity) and through every third sequence ``u`` of ``witnesses`` that
-    aligns ``x`` to ``z`` and ``z`` to ``y`` (weight: the smaller identity).
-    Support is averaged over the witnesses (the direct alignment counting as
-    one) and weighted by the sequence weights normalised within A and B.
-    Added into ``C`` (``float32 (LA, LB)``, zeroed by the caller).
+    codes); the library's pairs are listed per sequence ``s`` in
+    ``nbr[nbr_ptr[s]:nbr_ptr[s + 1]]`` (sorted), with where each map from ``s``
+    starts in ``maps`` and the alignment's identity. A pair of residues ``x``
+    of ``s`` (in A) and ``y`` of ``t`` (in B, ``mem_b`` sorted) gets a vote
+    from the alignment of ``s`` and ``t`` when the library holds it (weight:
+    its identity) and one through every witness ``u`` whose alignments with
+    ``s`` and ``t`` it holds and that aligns ``x`` to ``z`` and ``z`` to ``y``
+    (weight: the smaller identity). Each pair's votes are averaged over its
+    alignments and paths, weighted by ``w[s] * w[t]``, and the sum is
+    normalised by the weights of the pairs that have any. Added into ``C``
+    (``float32 (LA, LB)``, zeroed by the caller).
     """
-    nwit = witnesses.size
-    wa = 0.0
-    for s in mem_a:
-        wa += w[s]
-    wb = 0.0
-    for t in mem_b:
-        wb += w[t]
+    count = np.zeros(mem_b.size, np.float64)
+    z_norm = 0.0
     for s in mem_a:
         ls = offsets[s + 1] - offsets[s]
         ps = offsets[s]
-        for t in mem_b:
-            nw = 1.0 + nwit - is_witness[s] - is_witness[t]
-            wst = np.float32(w[s] * w[t] / (wa * wb) / nw)
-            pt = offsets[t]
-            o = map_off[s, t]
-            d = np.float32(ident[s, t]) * wst
-            for x in range(ls):
-                y = maps[o + x]
-                if y >= 0:
-                    C[pos[ps + x], pos[pt + y]] += d
-            for u in witnesses:
-                if u == s or u == t:
+        # how many alignments and paths join s to each t of B
+        for k in range(nbr_ptr[s], nbr_ptr[s + 1]):
+            u = nbr[k]
+            j = _in(mem_b, u)
+            if j >= 0:
+                count[j] += 1.0
+            if is_witness[u]:
+                for k2 in range(nbr_ptr[u], nbr_ptr[u + 1]):
+                    j = _in(mem_b, nbr[k2])
+                    if j >= 0:
+                        count[j] += 1.0
+        for j in range(mem_b.size):
+            if count[j] > 0:
+                z_norm += w[s] * w[mem_b[j]]
+        for k in range(nbr_ptr[s], nbr_ptr[s + 1]):
+            u = nbr[k]
+            o1 = nbr_map[k]
+            j = _in(mem_b, u)
+            if j >= 0:
+                pt = offsets[u]
+                d = np.float32(nbr_ident[k] * w[s] * w[u] / count[j])
+                for x in range(ls):
+                    y = maps[o1 + x]
+                    if y >= 0:
+                        C[pos[ps + x], pos[pt + y]] += d
+            if not is_witness[u]:
+                continue
+            for k2 in range(nbr_ptr[u], nbr_ptr[u + 1]):
+                t = nbr[k2]
+                j = _in(mem_b, t)
+                if j < 0:
                     continue
-                e = min(ident[s, u], ident[u, t]) * wst
-                o1 = map_off[s, u]
-                o2 = map_off[u, t]
+                pt = offsets[t]
+                o2 = nbr_map[k2]
+                e = np.float32(min(nbr_ident[k], nbr_ident[k2]) * w[s] * w[t] / count[j])
                 for x in range(ls):
                     z = maps[o1 + x]
                     if z >= 0:
                         y = maps[o2 + z]
                         if y >= 0:
                             C[pos[ps + x], pos[pt + y]] += e
+        count[:] = 0.0
+    if z_norm > 0:
+        f = np.float32(1.0 / z_norm)
+        for i in range(C.shape[0]):
+            for j in range(C.shape[1]):
+                C[i, j] *= f
 
 
 @jit

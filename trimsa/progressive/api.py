@@ -31,6 +31,7 @@ from . import engine
 Method = Literal["nj", "upgma"]
 AlphabetName = Literal["auto", "dna", "rna", "protein"]
 TreeDistances = Literal["auto", "kmer", "pairwise", "triplet"]
+LibraryDesign = Literal["auto", "all", "tree"]
 
 #: Sources of guide-tree distances the aligner takes: the tree's own sources
 #: (:data:`trimsa.tree.SOURCES`) and ``"pairwise"`` (corrected p-distances of
@@ -55,8 +56,18 @@ DEFAULT_CONSISTENCY = 6.0
 LIBRARY_CELLS = 1.2e10
 #: Largest memory of the library's residue maps (bytes); above it no library is built.
 LIBRARY_BYTES = 2 ** 30
-#: Third sequences that vote in the library's extension (None = all).
+#: Third sequences that vote in the extension of the library of all pairs (None = all);
+#: in the tree's library every sequence votes (its paths are few).
 MAX_WITNESSES: int | None = 32
+#: Which pairs the consistency library aligns: ``"all"`` pairs, the pairs ``"tree"``
+#: draws at each merge of the guide tree (:func:`~trimsa.progressive.consistency.tree_pairs`),
+#: or ``"auto"``: all while they fit the budget, else the tree's.
+LIBRARY_DESIGNS = ("auto", "all", "tree")
+#: Most pairs the tree design draws at one merge (halved while over the budget).
+PAIRS_PER_MERGE = 128
+#: Fewest pairs per merge worth a library: with fewer the tree's library is not built
+#: (on the tune sets, 8 per merge aligned worse than no library at all).
+MIN_PAIRS_PER_MERGE = 16
 
 
 #: Formats whose writer (Biopython's) keeps only the first characters of each name.
@@ -150,18 +161,26 @@ class Aligner:
         A Newick file or a ``dendropy.Tree`` over the sequence names to use
         instead of building one.
     consistency
-        Weight of the consistency library (all pairwise alignments, extended
-        through every third sequence) added to the profile scores of each
-        merge; 0 turns it off. Used only when all pairwise alignments cost at
-        most ``max_library_cells`` DP cells (about 250 sequences of 450
-        residues) and their residue maps fit in 1 GiB; larger inputs are
-        aligned without it.
+        Weight of the consistency library (global affine pairwise alignments,
+        extended through third sequences) added to the profile scores of each
+        merge; 0 turns it off.
+    library
+        Which pairs the library aligns (:data:`LIBRARY_DESIGNS`): ``"all"``
+        (every pair; an error beyond ``max_library_cells`` DP cells, about 250
+        sequences of 450 residues, or 1 GiB of residue maps), ``"tree"`` (up to
+        ``pairs_per_merge`` pairs drawn at each merge of the guide tree,
+        halved while over the budget; no library below
+        :data:`MIN_PAIRS_PER_MERGE` per merge) or ``"auto"`` (default: all
+        pairs while they fit, else the tree's).
+    pairs_per_merge
+        See ``library`` (default :data:`PAIRS_PER_MERGE`).
     max_library_cells
-        See ``consistency``.
+        The library's budget of DP cells.
     max_witnesses
         How many third sequences vote in the library's extension (spread
-        evenly along the guide tree; default 32); ``None`` = all of them,
-        ``0`` = only the direct pairwise support.
+        evenly along the guide tree); ``None`` = all of them, ``0`` = only the
+        direct pairwise support; ``"auto"`` (default): 32 in the library of all
+        pairs, all of them in the tree's (whose pairs make few paths).
     exact_triplet
         Align exactly three sequences with the exact 3-way engine (an
         optimal alignment under the sum of pairs with natural affine gaps and
@@ -185,13 +204,25 @@ class Aligner:
     guide_tree: object = None
     consistency: float = DEFAULT_CONSISTENCY
     max_library_cells: float = LIBRARY_CELLS
-    max_witnesses: int | None = MAX_WITNESSES
+    max_witnesses: int | None | Literal["auto"] = "auto"
+    library: LibraryDesign = "auto"
+    pairs_per_merge: int = PAIRS_PER_MERGE
     exact_triplet: bool = True
 
     def __post_init__(self):
         _check_choice(self.method, tuple(METHODS), "guide-tree method")
         _check_choice(self.tree_distances, TREE_DISTANCES, "guide-tree distance source")
         _check_choice(self.device, DEVICES, "device")
+        _check_choice(self.library, LIBRARY_DESIGNS, "library design")
+        if not isinstance(self.pairs_per_merge, int) or self.pairs_per_merge < 1:
+            raise OptionError(f"pairs_per_merge must be an integer >= 1, "
+                              f"got {self.pairs_per_merge!r}")
+        if self.library == "all" and self.pairs_per_merge != PAIRS_PER_MERGE:
+            raise OptionError("pairs_per_merge applies to the tree's library, not to "
+                              "library='all'")
+        if self.library == "tree" and self.tree_distances == "pairwise":
+            raise OptionError("pairwise guide-tree distances come from the library of all "
+                              "pairs; library='tree' draws its pairs from the guide tree")
         _check_choice(self.alphabet, ("auto", "dna", "rna", "protein"), "alphabet")
         if not isinstance(self.threads, int) or self.threads < 0:
             raise OptionError(f"threads must be an integer >= 0 (0 = all cores), got {self.threads!r}")
@@ -199,9 +230,9 @@ class Aligner:
                      gap_extend=self.gap_extend)
         if not (0 <= float(self.terminal) <= 10):
             raise OptionError(f"terminal must lie within [0, 10], got {self.terminal!r}")
-        if self.max_witnesses is not None and (not isinstance(self.max_witnesses, int)
-                                               or self.max_witnesses < 0):
-            raise OptionError(f"max_witnesses must be None or an integer >= 0, "
+        if self.max_witnesses not in (None, "auto") and (
+                not isinstance(self.max_witnesses, int) or self.max_witnesses < 0):
+            raise OptionError(f"max_witnesses must be 'auto', None or an integer >= 0, "
                               f"got {self.max_witnesses!r}")
         if not (0 <= float(self.consistency) <= 1000):
             raise OptionError(f"consistency must lie within [0, 1000], got {self.consistency!r}")
@@ -260,8 +291,9 @@ class Aligner:
                 "or given guide tree, the pairwise library and the profile merges run on the "
                 "CPU); use tree_distances='triplet' to score triplets on the GPU, or device "
                 "'cpu' or 'auto'")
+        design = self.library_design(seqs)
         library = None
-        if (self.use_library(seqs) and not exact) or source == "pairwise":
+        if design == "all" or source == "pairwise":
             library = self._library(seqs, codes, sc, threads, progress, stages)
         t = time.perf_counter()
         tree = self._guide_tree(seqs, scoring, threads, source, library)
@@ -269,9 +301,12 @@ class Aligner:
         if exact:
             rows = self._exact_triplet(seqs, scoring, threads, stages)
             return self._result(seqs, rows, tree, stages)
-        if not self.use_library(seqs):
+        btree = tree.binary()
+        if design == "tree":
+            library = self._tree_library(seqs, codes, sc, btree, threads, progress, stages)
+        elif design is None:
             library = None
-        rows = self._walk(seqs, codes, sc, tree, threads, progress, library, stages)
+        rows = self._walk(seqs, codes, sc, btree, threads, progress, library, design, stages)
         return self._result(seqs, rows, tree, stages)
 
     def _exact_triplet(self, seqs, scoring, threads, stages) -> list:
@@ -295,31 +330,60 @@ class Aligner:
             return "given"
         if self.tree_distances != "auto":
             return self.tree_distances
-        return "pairwise" if self.use_library(seqs) else "kmer"
+        return "pairwise" if self.library_design(seqs) == "all" else "kmer"
 
     def exact(self, seqs: SequenceSet) -> bool:
         """Whether ``seqs`` are aligned by the exact 3-way engine (three sequences)."""
         return len(seqs) == 3 and self.exact_triplet
 
-    def _library(self, seqs, codes, sc, threads, progress, stages):
-        from .consistency import build_library, library_bytes, library_cells
+    def _library(self, seqs, codes, sc, threads, progress, stages, pairs=None, design=None):
+        """The library of all pairs, or of ``pairs`` (described by ``design``)."""
+        from .consistency import all_pairs, build_library, library_bytes, library_cells, pairs_cost
 
-        cells = library_cells(seqs.lengths)
-        if not self.library_affordable(seqs):
-            raise OptionError(
-                f"pairwise guide-tree distances need all {len(seqs) * (len(seqs) - 1) // 2} "
-                f"pairwise alignments ({cells:.3g} cells, {library_bytes(seqs.lengths):.3g} "
-                f"bytes of maps), beyond max_library_cells {float(self.max_library_cells):.3g} "
-                f"or {LIBRARY_BYTES} bytes; use the kmer or triplet distances")
+        if pairs is None:
+            cells = library_cells(seqs.lengths)
+            if not self.library_affordable(seqs):
+                raise OptionError(
+                    f"the library of all {len(seqs) * (len(seqs) - 1) // 2} pairwise "
+                    f"alignments ({cells:.3g} cells, {library_bytes(seqs.lengths):.3g} bytes of "
+                    f"maps), which {'pairwise guide-tree distances need' if self.library != 'all' else 'library=all asks for'}, "
+                    f"is beyond max_library_cells {float(self.max_library_cells):.3g} or "
+                    f"{LIBRARY_BYTES} bytes; use the kmer or triplet distances and the tree "
+                    f"library")
+            pairs = all_pairs(len(seqs))
+            design = "all pairs"
+        else:
+            cells = pairs_cost(seqs.lengths, pairs)[0]
         t = time.perf_counter()
         step = None if progress is None else (lambda done, total: progress(done, total, "library"))
         library = build_library(codes, sc.table[:-1, :-1], sc.gap_open, sc.gap_extend, sc.term,
-                                weight=float(self.consistency), witnesses=np.zeros(0, np.int64),
-                                threads=threads, progress=step)
-        n = len(seqs)
-        stages.append(Stage("library", "global affine pairwise alignments", "cpu",
-                            n * (n - 1) // 2, "pairs", cells, time.perf_counter() - t))
+                                pairs=pairs, weight=float(self.consistency),
+                                witnesses=np.zeros(0, np.int64), threads=threads, progress=step)
+        stages.append(Stage("library", f"global affine pairwise alignments, {design}", "cpu",
+                            library.n_pairs, "pairs", cells, time.perf_counter() - t))
         return library
+
+    def _tree_library(self, seqs, codes, sc, btree, threads, progress, stages):
+        """The library of the pairs drawn along ``btree``, as many per merge as the budget
+        allows (``pairs_per_merge``, halved while over it); None, with a stage saying why,
+        when fewer than :data:`MIN_PAIRS_PER_MERGE` would fit."""
+        from .consistency import pairs_cost, tree_pairs
+
+        per = self.pairs_per_merge
+        while True:
+            pairs = tree_pairs(btree, per)
+            cells, nbytes = pairs_cost(seqs.lengths, pairs)
+            if cells <= float(self.max_library_cells) and nbytes <= LIBRARY_BYTES:
+                return self._library(seqs, codes, sc, threads, progress, stages, pairs,
+                                     f"up to {per} per merge of the guide tree")
+            if per // 2 < min(MIN_PAIRS_PER_MERGE, self.pairs_per_merge):
+                stages.append(Stage(
+                    "library", f"none: {per} pairs per merge need {cells:.3g} cells and "
+                    f"{nbytes:.3g} bytes of maps, beyond max_library_cells "
+                    f"{float(self.max_library_cells):.3g} or {LIBRARY_BYTES} bytes", "cpu", 0,
+                    "pairs", None, 0.0))
+                return None
+            per //= 2
 
     def _guide_tree(self, seqs, scoring, threads, source, library) -> GuideTree:
         if source == "given":
@@ -338,7 +402,7 @@ class Aligner:
         from .consistency import library_cells
 
         t = time.perf_counter()
-        D = corrected_distance(1.0 - library.ident, 20 if seqs.alphabet.name == "protein" else 4)
+        D = corrected_distance(1.0 - library.identities(), 20 if seqs.alphabet.name == "protein" else 4)
         np.fill_diagonal(D, 0.0)
         n = len(seqs)
         dist = Distances(seqs.names, D, "pairwise",
@@ -367,13 +431,13 @@ class Aligner:
         codes = [lut[seqs.code(i)] for i in range(len(seqs))]
         return used, codes
 
-    def _walk(self, seqs, codes, sc, tree, threads, progress, library, stages):
+    def _walk(self, seqs, codes, sc, btree, threads, progress, library, design, stages):
         from .consistency import pick_witnesses
 
         t = time.perf_counter()
-        btree = tree.binary()
         if library is not None:
-            library.set_witnesses(pick_witnesses(len(seqs), btree.leaves(), self.max_witnesses))
+            library.set_witnesses(pick_witnesses(len(seqs), btree.leaves(),
+                                                 self.witnesses_for(design)))
         step = None if progress is None else (lambda done, total: progress(done, total, "merges"))
         walk = engine.Walk(btree, codes, engine.tree_weights(btree), sc, threads=threads,
                            progress=step, library=library)
@@ -396,10 +460,24 @@ class Aligner:
         return (library_cells(seqs.lengths) <= float(self.max_library_cells)
                 and library_bytes(seqs.lengths) <= LIBRARY_BYTES)
 
+    def library_design(self, seqs: SequenceSet) -> str | None:
+        """Which consistency library is built for ``seqs``: ``"all"`` pairs, the ``"tree"``'s
+        pairs, or None (weight 0, fewer than three sequences, or three aligned exactly)."""
+        if float(self.consistency) <= 0 or len(seqs) < 3 or self.exact(seqs):
+            return None
+        if self.library == "auto":
+            return "all" if self.library_affordable(seqs) else "tree"
+        return self.library
+
+    def witnesses_for(self, design: str | None) -> int | None:
+        """How many third sequences vote in the library of ``design`` (None = all)."""
+        if self.max_witnesses != "auto":
+            return self.max_witnesses
+        return MAX_WITNESSES if design == "all" else None
+
     def use_library(self, seqs: SequenceSet) -> bool:
-        """Whether the consistency library is built for ``seqs`` (weight > 0 and affordable)."""
-        return (float(self.consistency) > 0 and len(seqs) >= 3 and not self.exact(seqs)
-                and self.library_affordable(seqs))
+        """Whether a consistency library is built for ``seqs``."""
+        return self.library_design(seqs) is not None
 
     def _result(self, seqs, rows, tree, stages) -> "AlignmentResult":
         return AlignmentResult(names=tuple(seqs.names), descriptions=tuple(seqs.descriptions),

@@ -21,19 +21,68 @@ from . import _cpu
 
 @dataclass
 class Library:
+    """Pairwise alignments indexed for the merges.
+
+    The pairs are listed per sequence ``s`` (both directions, sorted):
+    ``nbr[nbr_ptr[s]:nbr_ptr[s + 1]]`` are the sequences aligned with ``s``,
+    ``nbr_map`` where each map from ``s`` starts in ``maps`` (``len(s)``
+    entries: the aligned residue of the other sequence, or -1) and
+    ``nbr_ident`` the alignment's identity.
+    """
+
     offsets: np.ndarray  # sequence offsets (n + 1)
-    map_off: np.ndarray  # (n, n) start of map_st in maps
+    nbr_ptr: np.ndarray  # int64 (n + 1)
+    nbr: np.ndarray  # int64 (2 * pairs)
+    nbr_map: np.ndarray  # int64 (2 * pairs)
+    nbr_ident: np.ndarray  # float64 (2 * pairs)
     maps: np.ndarray  # int32
-    ident: np.ndarray  # (n, n) float64
     pos: np.ndarray  # int64: every residue's current column in its cluster
     weight: float  # lambda: factor on the support added to the profile scores
     witnesses: np.ndarray  # third sequences that vote (int64)
     is_witness: np.ndarray  # int64 0/1 per sequence
 
+    @property
+    def n(self) -> int:
+        return self.offsets.size - 1
+
+    @property
+    def n_pairs(self) -> int:
+        return self.nbr.size // 2
+
+    @property
+    def complete(self) -> bool:
+        """Whether every pair of sequences is aligned."""
+        return self.n_pairs == self.n * (self.n - 1) // 2
+
+    def _slot(self, s: int, t: int) -> int:
+        lo, hi = self.nbr_ptr[s], self.nbr_ptr[s + 1]
+        k = lo + int(np.searchsorted(self.nbr[lo:hi], t))
+        if k < hi and self.nbr[k] == t:
+            return k
+        raise KeyError(f"the library holds no alignment of sequences {s} and {t}")
+
+    def map(self, s: int, t: int) -> np.ndarray:
+        """For each residue of ``s``, the residue of ``t`` aligned to it, or -1."""
+        k = self._slot(s, t)
+        o = self.nbr_map[k]
+        return self.maps[o:o + self.offsets[s + 1] - self.offsets[s]]
+
+    def identity(self, s: int, t: int) -> float:
+        """The share of identical residues among the aligned pairs of ``s`` and ``t``."""
+        return float(self.nbr_ident[self._slot(s, t)])
+
+    def identities(self) -> np.ndarray:
+        """``(n, n)`` identities of all pairs (NaN where the library holds no alignment)."""
+        out = np.full((self.n, self.n), np.nan)
+        rows = np.repeat(np.arange(self.n), np.diff(self.nbr_ptr))
+        out[rows, self.nbr] = self.nbr_ident
+        return out
+
     def scores(self, la, lb, mem_a, mem_b, w):
         C = np.zeros((la, lb), np.float32)
-        _cpu.consistency_scores(mem_a, mem_b, self.pos, self.offsets, self.map_off, self.maps,
-                                self.ident, w, self.witnesses, self.is_witness, C)
+        _cpu.consistency_scores(np.asarray(mem_a, np.int64), np.sort(np.asarray(mem_b, np.int64)),
+                                self.pos, self.offsets, self.nbr_ptr, self.nbr, self.nbr_map,
+                                self.nbr_ident, self.maps, w, self.is_witness, C)
         return C
 
     def moved(self, members, m):
@@ -42,7 +91,7 @@ class Library:
     def set_witnesses(self, witnesses) -> None:
         """The third sequences whose alignments vote from now on."""
         self.witnesses = np.asarray(witnesses, np.int64)
-        self.is_witness = np.zeros(self.offsets.size - 1, np.int64)
+        self.is_witness = np.zeros(self.n, np.int64)
         self.is_witness[self.witnesses] = 1
 
 
@@ -73,9 +122,22 @@ def pick_witnesses(n: int, order=None, most: int | None = None) -> np.ndarray:
 PROGRESS_PAIRS = 4096
 
 
-def build_library(codes, table, gap_open, gap_extend, term, *, weight=1.0, witnesses=None,
-                  threads: int = 1, progress=None) -> Library:
-    """Align all pairs of ``codes`` (compact code arrays) and index the result.
+def all_pairs(n: int) -> np.ndarray:
+    """Every pair ``(s, t)``, ``s < t``, of ``n`` sequences."""
+    return np.ascontiguousarray(np.stack(np.triu_indices(n, 1), axis=1).astype(np.int64))
+
+
+def pairs_cost(lengths, pairs) -> tuple[float, float]:
+    """DP cells and bytes of residue maps of the library of ``pairs``."""
+    L = np.asarray(lengths, float)
+    pairs = np.asarray(pairs, np.int64).reshape(-1, 2)
+    return (float((L[pairs[:, 0]] * L[pairs[:, 1]]).sum()),
+            4.0 * float((L[pairs[:, 0]] + L[pairs[:, 1]]).sum()))
+
+
+def build_library(codes, table, gap_open, gap_extend, term, *, pairs=None, weight=1.0,
+                  witnesses=None, threads: int = 1, progress=None) -> Library:
+    """Align ``pairs`` of ``codes`` (compact code arrays; default: all pairs) and index them.
 
     ``table`` is the substitution table over the compact codes; ``gap_open``
     and ``gap_extend`` the gap scores (<= 0) and ``term`` the end-gap factor
@@ -91,29 +153,79 @@ def build_library(codes, table, gap_open, gap_extend, term, *, weight=1.0, witne
     offsets = np.zeros(n + 1, np.int64)
     offsets[1:] = np.cumsum(lengths)
     flat = np.concatenate(codes).astype(np.int64) if n else np.zeros(0, np.int64)
-    map_off = np.zeros((n, n), np.int64)
-    cur = 0
-    for s in range(n):
-        for t in range(n):
-            if s != t:
-                map_off[s, t] = cur
-                cur += lengths[s]
-    maps = np.full(cur, -1, np.int32)
-    ident = np.zeros((n, n), np.float64)
-    iu = np.triu_indices(n, 1)
-    pairs = np.ascontiguousarray(np.stack(iu, axis=1).astype(np.int64))
+    if pairs is None:
+        pairs = all_pairs(n)
+    pairs = np.asarray(pairs, np.int64).reshape(-1, 2)
+    pairs = np.unique(np.sort(pairs, axis=1), axis=0)
+    if pairs.size and (pairs[:, 0] == pairs[:, 1]).any():
+        raise ValueError("a library pair joins a sequence to itself")
+    pairs = np.ascontiguousarray(pairs)
+    P = len(pairs)
+    # each pair's two maps, one after the other
+    off_st = np.zeros(P, np.int64)
+    sizes = lengths[pairs[:, 0]] + lengths[pairs[:, 1]]
+    off_st[1:] = np.cumsum(sizes)[:-1]
+    off_ts = off_st + lengths[pairs[:, 0]]
+    maps = np.full(int(sizes.sum()), -1, np.int32)
+    ident = np.zeros(P, np.float64)
     tab = np.ascontiguousarray(table, np.float32)
     g, e, tm = np.float32(gap_open), np.float32(gap_extend), np.float32(term)
-    # interleaved rows of pairs keep the threads' work even
-    for lo in range(0, len(pairs), PROGRESS_PAIRS):
-        block = np.arange(lo, min(lo + PROGRESS_PAIRS, len(pairs)))
-        in_threads(lambda idx: _cpu.pair_maps(flat, offsets, pairs[idx], tab, g, e, tm, map_off,
-                                              maps, ident),
+    for lo in range(0, P, PROGRESS_PAIRS):
+        block = np.arange(lo, min(lo + PROGRESS_PAIRS, P))
+        in_threads(lambda idx: _cpu.pair_maps(flat, offsets, pairs, idx, tab, g, e, tm, off_st,
+                                              off_ts, maps, ident),
                    block, threads)
         if progress is not None:
-            progress(int(block[-1]) + 1, len(pairs))
-    pos = np.concatenate([np.arange(x) for x in lengths]).astype(np.int64)
-    library = Library(offsets, map_off, maps, ident, pos, float(weight), np.zeros(0, np.int64),
-                      np.zeros(n, np.int64))
+            progress(int(block[-1]) + 1, P)
+    return _index(offsets, pairs, off_st, off_ts, ident, maps, weight, witnesses)
+
+
+def _index(offsets, pairs, off_st, off_ts, ident, maps, weight, witnesses) -> Library:
+    n = offsets.size - 1
+    src = np.concatenate([pairs[:, 0], pairs[:, 1]])
+    dst = np.concatenate([pairs[:, 1], pairs[:, 0]])
+    order = np.lexsort((dst, src))
+    nbr_ptr = np.zeros(n + 1, np.int64)
+    nbr_ptr[1:] = np.cumsum(np.bincount(src, minlength=n))
+    lengths = np.diff(offsets)
+    pos = np.concatenate([np.arange(x) for x in lengths]).astype(np.int64) if n else \
+        np.zeros(0, np.int64)
+    library = Library(offsets, nbr_ptr, np.ascontiguousarray(dst[order]),
+                      np.ascontiguousarray(np.concatenate([off_st, off_ts])[order]),
+                      np.ascontiguousarray(np.concatenate([ident, ident])[order]), maps, pos,
+                      float(weight), np.zeros(0, np.int64), np.zeros(n, np.int64))
     library.set_witnesses(pick_witnesses(n) if witnesses is None else witnesses)
     return library
+
+
+def tree_pairs(tree, per_merge: int, seed: int = 0) -> np.ndarray:
+    """Pairs for a library along a binary guide tree: at each merge, up to ``per_merge``
+    pairs joining a sequence of one side to one of the other (all of them where there
+    are no more; otherwise drawn at random, without repeats, with a fixed ``seed``).
+
+    Every merge then has direct support, and pairs chosen at different merges join
+    into paths that vote through their shared sequence.
+    """
+    n = tree.n
+    order = np.asarray(tree.leaves(), np.int64)
+    # each node's leaves are a contiguous run of the leaf order
+    lo = np.zeros(len(tree.length), np.int64)
+    hi = np.zeros(len(tree.length), np.int64)
+    lo[order] = np.arange(n)
+    hi[order] = np.arange(1, n + 1)
+    rng = np.random.default_rng(seed)
+    out = []
+    for v in tree.postorder():
+        a, b = tree.children[v - n]
+        lo[v], hi[v] = min(lo[a], lo[b]), max(hi[a], hi[b])
+        A, B = order[lo[a]:hi[a]], order[lo[b]:hi[b]]
+        total = A.size * B.size
+        if total <= per_merge:
+            flat = np.arange(total)
+        else:
+            flat = rng.choice(total, per_merge, replace=False)
+        out.append(np.stack([A[flat // B.size], B[flat % B.size]], axis=1))
+    if not out:
+        return np.zeros((0, 2), np.int64)
+    pairs = np.sort(np.concatenate(out), axis=1)
+    return np.unique(pairs, axis=0)

@@ -470,6 +470,17 @@ def _calibrate(delta, supported, xprior, ell):
     return out
 
 
+#: Share of the time budget the sampled triplets keep however long the prior took.
+TRIPLET_SHARE = 0.5
+
+
+def triplet_seconds(time_budget: float, prior_seconds: float) -> float:
+    """Seconds the sampled triplets get: what the prior left of ``time_budget``, but at
+    least :data:`TRIPLET_SHARE` of it (the prior of all pairs is needed at any size, so
+    a large input may run over the budget rather than end with almost no triplets)."""
+    return max(TRIPLET_SHARE * time_budget, time_budget - prior_seconds)
+
+
 def _rate(device: str, engine: str, nthreads: int) -> float:
     """Cells per second of ``engine`` on ``device`` with ``nthreads`` CPU threads."""
     if device == "gpu":
@@ -509,7 +520,8 @@ def triplet_distances(seqs, *, scoring: Scoring | None = None, mode: str = "glob
         Seconds allowed for the banded pairwise prior (sampled designs) and
         the triplet scoring, converted to cells with
         :data:`trimsa.triplet.plan.RATES` for the device in use (an estimate:
-        the run may take longer on a loaded machine).
+        the run may take longer on a loaded machine). The triplets get what
+        the prior leaves, and never less than :data:`TRIPLET_SHARE` of it.
     transform
         ``"deficit"`` or ``"fd"`` (see :func:`score_distances`).
     damp
@@ -585,10 +597,7 @@ def triplet_distances(seqs, *, scoring: Scoring | None = None, mode: str = "glob
         D_prior = score_distances(prior, self_sc, lengths, rho2, kind=transform)
         timings["prior"] = time.perf_counter() - t0
         t0 = time.perf_counter()
-        # the prior's (estimated) time comes out of the budget
-        prior_cells = len(iu) * float(lengths.mean() + 1) * (2 * pband + 1)
-        left = max(0.0, time_budget - prior_cells / _rate("cpu", "band", nthreads))
-        budget_cells = left * _rate(dev, kind, nthreads)
+        budget_cells = triplet_seconds(time_budget, timings["prior"]) * _rate(dev, kind, nthreads)
         max_trip = int(max(1, budget_cells // per_triplet))
         pairs = n * (n - 1) // 2
         mm = m if m is not None else int(max(2, min(n - 2, (2.4 * max_trip) // pairs)))
