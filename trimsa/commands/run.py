@@ -34,8 +34,8 @@ def register(subparsers) -> None:
                    help="guide-tree distances: pairwise (p-distances of the consistency "
                         "library's pairwise alignments, Jukes-Cantor corrected), kmer, triplet (exact 3-way scores, on "
                         "the GPU with --device gpu or auto; linear gaps only, so this needs "
-                        "--gap) or auto (default: pairwise when the library is built, about "
-                        "250 sequences of 450 residues at most, else kmer)")
+                        "--gap) or auto (default: pairwise when the library aligns all pairs, "
+                        "about 250 sequences of 450 residues at most, else kmer)")
     add_device_options(p)
     add_scoring_options(p, "progressive")
     p.add_argument("--consistency", type=float, default=None, metavar="W",

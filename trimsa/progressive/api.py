@@ -36,7 +36,7 @@ LibraryDesign = Literal["auto", "all", "tree"]
 #: Sources of guide-tree distances the aligner takes: the tree's own sources
 #: (:data:`trimsa.tree.SOURCES`) and ``"pairwise"`` (corrected p-distances of
 #: the consistency library's pairwise alignments); ``"auto"`` is ``"pairwise"``
-#: when the library is built and ``"kmer"`` otherwise.
+#: when the library aligns all pairs and ``"kmer"`` otherwise.
 TREE_DISTANCES = ("auto", "kmer", "pairwise", "triplet")
 
 #: Output formats and the Biopython (Bio.AlignIO) format each is written with.
@@ -52,9 +52,9 @@ FORMATS = {
 DEFAULT_TERMINAL = 0.5
 #: Default weight of the consistency library in the profile scores (0 = off).
 DEFAULT_CONSISTENCY = 6.0
-#: Largest all-pairs alignment work (DP cells) spent on the library by default.
+#: Largest pairwise alignment work (DP cells) spent on the library by default.
 LIBRARY_CELLS = 1.2e10
-#: Largest memory of the library's residue maps (bytes); above it no library is built.
+#: Largest memory of the library's residue maps (bytes).
 LIBRARY_BYTES = 2 ** 30
 #: Third sequences that vote in the extension of the library of all pairs (None = all);
 #: in the tree's library every sequence votes (its paths are few).
@@ -129,14 +129,14 @@ class Aligner:
     tree_distances
         Where the guide tree's distances come from (:data:`TREE_DISTANCES`):
         ``"pairwise"`` (the share of differing residues in the global affine
-        pairwise alignments that the consistency library is built from,
+        alignments of all pairs that the consistency library is built from,
         corrected for multiple substitutions by :func:`corrected_distance`;
-        they cost nothing more when the library is built, and are an error
-        when the alignments are beyond ``max_library_cells``), ``"kmer"`` (k-mer
+        they cost nothing more when the library aligns all pairs, and are an
+        error when those are beyond ``max_library_cells``), ``"kmer"`` (k-mer
         distances), ``"triplet"`` (exact 3-way alignment scores, on the GPU
         when ``device`` allows; the triplet distances take linear gaps only,
         so this needs ``gap``) or ``"auto"`` (default: ``"pairwise"`` when
-        the library is built, else ``"kmer"``).
+        the library aligns all pairs, else ``"kmer"``).
     device
         Where the stages with a GPU path run: ``"auto"`` (a GPU when CuPy sees
         one), ``"cpu"`` or ``"gpu"``. Only the triplet distances have a GPU
