@@ -343,13 +343,14 @@ class Aligner:
         if pairs is None:
             cells = library_cells(seqs.lengths)
             if not self.library_affordable(seqs):
+                asked = ("library='all' needs" if self.library == "all"
+                         else "pairwise guide-tree distances need")
                 raise OptionError(
-                    f"the library of all {len(seqs) * (len(seqs) - 1) // 2} pairwise "
-                    f"alignments ({cells:.3g} cells, {library_bytes(seqs.lengths):.3g} bytes of "
-                    f"maps), which {'pairwise guide-tree distances need' if self.library != 'all' else 'library=all asks for'}, "
-                    f"is beyond max_library_cells {float(self.max_library_cells):.3g} or "
-                    f"{LIBRARY_BYTES} bytes; use the kmer or triplet distances and the tree "
-                    f"library")
+                    f"{asked} all {len(seqs) * (len(seqs) - 1) // 2} pairwise alignments "
+                    f"({cells:.3g} cells, {library_bytes(seqs.lengths):.3g} bytes of maps), "
+                    f"beyond max_library_cells {float(self.max_library_cells):.3g} or "
+                    f"{LIBRARY_BYTES} bytes; use the kmer or triplet distances with the "
+                    f"library 'auto' or 'tree'")
             pairs = all_pairs(len(seqs))
             design = "all pairs"
         else:
@@ -402,7 +403,8 @@ class Aligner:
         from .consistency import library_cells
 
         t = time.perf_counter()
-        D = corrected_distance(1.0 - library.identities(), 20 if seqs.alphabet.name == "protein" else 4)
+        D = corrected_distance(1.0 - library.identities(),
+                               20 if seqs.alphabet.name == "protein" else 4)
         np.fill_diagonal(D, 0.0)
         n = len(seqs)
         dist = Distances(seqs.names, D, "pairwise",
