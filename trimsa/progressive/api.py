@@ -477,10 +477,6 @@ class Aligner:
             return self.max_witnesses
         return MAX_WITNESSES if design == "all" else None
 
-    def use_library(self, seqs: SequenceSet) -> bool:
-        """Whether a consistency library is built for ``seqs``."""
-        return self.library_design(seqs) is not None
-
     def _result(self, seqs, rows, tree, stages) -> "AlignmentResult":
         return AlignmentResult(names=tuple(seqs.names), descriptions=tuple(seqs.descriptions),
                                rows=tuple(rows), guide=tree, alphabet=seqs.alphabet.name,

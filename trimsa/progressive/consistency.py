@@ -49,11 +49,6 @@ class Library:
     def n_pairs(self) -> int:
         return self.nbr.size // 2
 
-    @property
-    def complete(self) -> bool:
-        """Whether every pair of sequences is aligned."""
-        return self.n_pairs == self.n * (self.n - 1) // 2
-
     def _slot(self, s: int, t: int) -> int:
         lo, hi = self.nbr_ptr[s], self.nbr_ptr[s + 1]
         k = lo + int(np.searchsorted(self.nbr[lo:hi], t))
