@@ -8,9 +8,11 @@ For every multiple-alignment set of ``../shared/data/sim2/<split>`` (``msa-*``) 
 under each variant of :data:`VARIANTS`; the alignment is scored against ``true.fa`` with
 ``trimsa.evaluate.compare`` (SPFN, SPFP, TC). The peers' scores and wall times are the
 stored ones of each set's ``peers/scores.tsv`` (the scoreboards' runs, 2 threads on a
-2-core machine). A variant that would run exactly like the default on a set (the same library
-design and the same guide-tree source, e.g. the k-mer tree with the tree's library at
-N >= 512) is not run again: its row is the default's, marked ``same`` in the TSV.
+2-core machine). A variant that would run exactly like the default on a set (the same
+:func:`plan`: exact 3-way or not, library design, guide-tree source, library votes and
+weight; e.g. the k-mer tree with the tree's library at N >= 512, or the exact 3-way
+variant on more than three sequences) is not run again: its row is the default's, marked
+``same`` in the TSV.
 
 Writes ``OUT.tsv`` (one row per set and tool) and ``OUT.md`` (group means: trimsa and its
 variants next to every peer, with ``[k/n]`` where a tool completed k of n sets, and the
@@ -37,6 +39,8 @@ DATA = (ROOT / ".." / "shared" / "data").resolve()
 #: trimsa variants: label -> Aligner options. ``trimsa`` is the default of ``run``.
 VARIANTS = {
     "trimsa": {},
+    "trimsa alignment-votes": {"library_votes": "alignment", "consistency": 6.0},
+    "trimsa exact-3way": {"exact_triplet": True},
     "trimsa kmer-tree": {"tree_distances": "kmer"},
     "trimsa tree-library": {"library": "tree"},
     "trimsa no-library": {"tree_distances": "kmer", "consistency": 0.0},
@@ -99,6 +103,14 @@ def run_variant(inp: Path, ref: Path, options: dict, threads: int):
         wall = time.perf_counter() - t0
         s = compare(ref, out)
     return (s.spfn, s.spfp, s.tc, wall), res
+
+
+def plan(aligner, seqs) -> tuple:
+    """What ``aligner`` does with ``seqs``: two aligners with the same plan give the same
+    alignment, so a variant that plans as the default is not run again."""
+    design = aligner.library_design(seqs)
+    return (aligner.exact(seqs), design, aligner.distance_source(seqs),
+            aligner.library_votes if design else None, aligner.consistency)
 
 
 def gpu_name() -> str:
@@ -166,9 +178,7 @@ def main(argv=None) -> int:
             opts = VARIANTS[v]
             same = False
             if base is not None and v != "trimsa":
-                a = Aligner(**opts)
-                same = (a.library_design(seqs) == default.library_design(seqs)
-                        and a.distance_source(seqs) == default.distance_source(seqs))
+                same = plan(Aligner(**opts), seqs) == plan(default, seqs)
             if same:
                 scores = base
             else:
@@ -195,8 +205,8 @@ def main(argv=None) -> int:
           "",
           f"Measured {date.today().isoformat()} on {platform.node() or 'this machine'} "
           f"({os.cpu_count()} CPU cores, {platform.processor() or platform.machine()}; "
-          f"GPU: {gpu_name()}; `--device auto`, so only the exact alignment of three "
-          "sequences can use it), `trimsa run` through the Python API with "
+          f"GPU: {gpu_name()}; `--device auto`: of these variants only `trimsa exact-3way` "
+          "can use a GPU, for its three sequences), `trimsa run` through the Python API with "
           f"{args.threads or os.cpu_count()} threads; total {time.perf_counter() - t_all:.0f} s. "
           f"Command: `{cmd.strip()}`.",
           "",

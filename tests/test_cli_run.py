@@ -43,12 +43,20 @@ def test_run_stdout_and_verbose(capsys):
     assert f"{n - 1} merges" in lines["merges"]
 
 
-def test_run_verbose_three_sequences_say_exact(tmp_path, capsys):
+def test_run_library_votes(capsys):
+    assert main(["run", str(INPUT), "-v", "-q", "--library-votes", "alignment"]) == 0
+    err = capsys.readouterr().err
+    assert "global affine pairwise alignments, all pairs" in err and "posteriors" not in err
+    assert main(["run", str(INPUT), "-v", "-q"]) == 0
+    assert "pair-HMM match posteriors" in capsys.readouterr().err
+
+
+def test_run_verbose_three_sequences_say_merges(tmp_path, capsys):
     three = tmp_path / "three.fa"
     three.write_text(">a\nACGTACGTTA\n>b\nACGTCGTTA\n>c\nACGTACGGTTA\n")
     assert main(["run", str(three), "-v", "--device", "cpu"]) == 0
     err = capsys.readouterr().err
-    assert "exact 3-way: optimal alignment (score" in err and "merges" not in err
+    assert "3 pairs" in err and "2 merges" in err and "exact 3-way" not in err
 
 
 @pytest.mark.parametrize("fmt, bio", [("clustal", "clustal"), ("phylip", "phylip-relaxed"),

@@ -168,10 +168,10 @@ def test_small_and_edge_cases(pairs):
     check_alignment(res, pairs)
 
 
-def test_three_sequences_can_take_the_progressive_pipeline():
-    """With exact_triplet=False three sequences are aligned like any other number."""
+def test_three_sequences_take_the_progressive_pipeline_by_default():
+    """Three sequences are aligned like any other number unless exact_triplet is set."""
     pairs = [("x", "ACGTTGCAAT"), ("y", "ACTTGCAT"), ("z", "ACGTTGGCAT")]
-    res = align(pairs, exact_triplet=False)
+    res = align(pairs)
     check_alignment(res, pairs)
     assert {"guide tree", "library", "merges"} <= set(res.timings)
     assert len(res.guide.leaves()) == 3 and res.guide.method == "upgma"
@@ -234,7 +234,7 @@ def test_aligner_repr_and_options():
     pytest.param(dict(device="gpu"), 5, id="gpu-default-tree"),
     pytest.param(dict(device="gpu", tree_distances="kmer"), 5, id="gpu-kmer"),
     pytest.param(dict(device="gpu", guide_tree="t.nwk"), 5, id="gpu-given-tree"),
-    pytest.param(dict(device="gpu", exact_triplet=False), 3, id="gpu-three-progressive"),
+    pytest.param(dict(device="gpu"), 3, id="gpu-three-progressive"),
 ])
 def test_gpu_without_a_gpu_stage_is_an_error_before_any_work(options, n):
     with pytest.raises(OptionError, match="no stage of this alignment has a GPU path"):
@@ -360,11 +360,13 @@ def test_consistency_scores_against_slow_reference(witnesses):
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.integers(0, 10 ** 6), st.integers(1, 6))
-def test_sparse_consistency_scores_against_slow_reference(seed, keep):
+@given(st.integers(0, 10 ** 6), st.integers(1, 6), st.booleans())
+def test_sparse_consistency_scores_against_slow_reference(seed, keep, posterior):
     """A library of some pairs: each pair of A x B is averaged over its own votes (its
     alignment when held, and every witness path through held alignments), and the sum
-    is normalised by the weights of the pairs that have any vote."""
+    is normalised by the weights of the pairs that have any vote. Alignments vote with
+    the weight of their identity; posteriors with weight 1, spread over the partners of
+    each residue by their probabilities."""
     from trimsa.progressive.consistency import all_pairs, build_library
 
     rng = np.random.default_rng(seed)
@@ -374,7 +376,8 @@ def test_sparse_consistency_scores_against_slow_reference(seed, keep):
     every = all_pairs(n)
     pairs = every[rng.random(len(every)) < keep / 6]
     wit = sorted(rng.choice(n, rng.integers(0, n + 1), replace=False).tolist())
-    lib = build_library(codes, table, -3.0, -1.0, 0.5, pairs=pairs, witnesses=wit)
+    lib = build_library(codes, table, -3.0, -1.0, 0.5, pairs=pairs, witnesses=wit,
+                        posterior=posterior)
     held = {(int(a), int(b)) for a, b in pairs} | {(int(b), int(a)) for a, b in pairs}
     w = rng.uniform(0.5, 2.0, n)
     perm = rng.permutation(n)
@@ -383,28 +386,110 @@ def test_sparse_consistency_scores_against_slow_reference(seed, keep):
     lb = max(codes[t].size for t in mem_b)
     got = lib.scores(la, lb, mem_a, mem_b, w)
 
+    def pairings(s, t):
+        """{(x, y): probability} of the library's alignment of s and t."""
+        cols, probs = lib.partners(s, t)
+        return {(x, int(y)): float(p) for x in range(cols.shape[0])
+                for y, p in zip(cols[x], probs[x]) if y >= 0}
+
+    def trust(s, t):
+        """The weight of a pair's votes: posteriors carry their own confidence."""
+        return 1.0 if posterior else lib.identity(s, t)
+
     ref = np.zeros((la, lb))
     norm = 0.0
     for s in mem_a:
         for t in mem_b:
-            votes = []   # (identity, map from s to t)
+            votes = []   # (weight, {(x, y): probability})
             if (s, t) in held:
-                votes.append((lib.identity(s, t), lib.map(s, t)))
+                votes.append((trust(s, t), pairings(s, t)))
             for u in wit:
                 if u not in (s, t) and (s, u) in held and (u, t) in held:
-                    su, ut = lib.map(s, u), lib.map(u, t)
-                    m = np.array([ut[z] if z >= 0 else -1 for z in su])
-                    votes.append((min(lib.identity(s, u), lib.identity(u, t)), m))
+                    path = {}
+                    for (x, z), p in pairings(s, u).items():
+                        for (z2, y), q in pairings(u, t).items():
+                            if z2 == z:
+                                path[x, y] = path.get((x, y), 0.0) + p * q
+                    votes.append((min(trust(s, u), trust(u, t)), path))
             if not votes:
                 continue
             norm += w[s] * w[t]
             for idn, m in votes:
-                for x, y in enumerate(m):
-                    if y >= 0:
-                        ref[x, y] += w[s] * w[t] * idn / len(votes)
+                for (x, y), p in m.items():
+                    ref[x, y] += w[s] * w[t] * idn * p / len(votes)
     if norm > 0:
         ref /= norm
     assert np.allclose(got, ref, atol=1e-5)
+
+
+def _slow_posteriors(a, b, odds, delta, eps):
+    """Match posteriors of a global pair HMM by plain forward-backward over full tables
+    (the start behaves as a match state; gap residues have odds 1)."""
+    la, lb = len(a), len(b)
+    mm, gm = 1 - 2 * delta, 1 - eps
+    fM, fX, fY = (np.zeros((la + 1, lb + 1)) for _ in range(3))
+    fM[0, 0] = 1.0
+    for i in range(la + 1):
+        for j in range(lb + 1):
+            if i and j:
+                fM[i, j] = odds[a[i - 1], b[j - 1]] * (
+                    mm * fM[i - 1, j - 1] + gm * (fX[i - 1, j - 1] + fY[i - 1, j - 1]))
+            if i:
+                fX[i, j] = delta * fM[i - 1, j] + eps * fX[i - 1, j]
+            if j:
+                fY[i, j] = delta * fM[i, j - 1] + eps * fY[i, j - 1]
+    z = fM[la, lb] + fX[la, lb] + fY[la, lb]
+    bM, bX, bY = (np.zeros((la + 2, lb + 2)) for _ in range(3))
+    for i in range(la, -1, -1):
+        for j in range(lb, -1, -1):
+            if i == la and j == lb:
+                bM[i, j] = bX[i, j] = bY[i, j] = 1.0
+                continue
+            m = odds[a[i], b[j]] * bM[i + 1, j + 1] if i < la and j < lb else 0.0
+            x = bX[i + 1, j] if i < la else 0.0
+            y = bY[i, j + 1] if j < lb else 0.0
+            bM[i, j] = mm * m + delta * (x + y)
+            bX[i, j] = gm * m + eps * x
+            bY[i, j] = gm * m + eps * y
+    assert np.isclose(bM[0, 0], z, rtol=1e-9)
+    return (fM * bM[:la + 1, :lb + 1] / z)[1:, 1:]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 10 ** 6), st.integers(1, 40), st.integers(1, 40),
+       st.floats(0.3, 0.95), st.floats(0.005, 0.2), st.floats(0.3, 0.95))
+def test_posterior_slots_against_slow_forward_backward(seed, la, lb, ident, delta, eps):
+    from trimsa.progressive import _cpu
+
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 4, la)
+    b = np.where(rng.random(lb) < 0.7, np.resize(a, lb), rng.integers(0, 4, lb))
+    odds = _cpu.match_odds(np.where(np.eye(4, dtype=bool), 1.0, -1.0), ident)
+    P = _slow_posteriors(a, b, odds, delta, eps)
+    k, floor = 3, 0.01
+    ca, pa = np.full((la, k), -1, np.int32), np.zeros((la, k), np.float32)
+    cb, pb = np.full((lb, k), -1, np.int32), np.zeros((lb, k), np.float32)
+    assert _cpu.posterior_slots(a, b, odds, delta, eps, floor, ca, pa, cb, pb)
+    for M, cols, probs in ((P, ca, pa), (P.T, cb, pb)):
+        for x in range(M.shape[0]):
+            want = np.sort(M[x][M[x] >= floor])[::-1][:k]
+            kept = cols[x] >= 0
+            assert kept.sum() == want.size
+            assert np.allclose(probs[x][kept], want, atol=1e-5)
+            assert np.allclose(M[x][cols[x][kept]], probs[x][kept], atol=1e-5)
+        assert M.sum(axis=1).max() <= 1 + 1e-9
+
+
+def test_match_odds_give_the_asked_identity():
+    from trimsa.progressive import _cpu
+
+    for table in (np.where(np.eye(4, dtype=bool), 1.0, -1.0),
+                  np.where(np.eye(5, dtype=bool), 3.0, -2.0)):
+        k = table.shape[0]
+        for ident in (0.4, 0.7, 0.95):
+            odds = _cpu.match_odds(table, ident)
+            p = odds / k ** 2
+            assert np.isclose(p.sum(), 1.0) and np.isclose(np.trace(p), ident, atol=1e-6)
 
 
 def test_tree_pairs_join_both_sides_of_every_merge():
@@ -447,6 +532,36 @@ def test_tree_library_is_used_beyond_the_budget_of_all_pairs():
     assert small["library"].items == 0 and small["library"].method.startswith("none")
     with pytest.raises(OptionError, match="pairs_per_merge applies to the tree"):
         Aligner(library="all", pairs_per_merge=8)
+
+
+def test_library_votes_posterior_and_alignment(monkeypatch):
+    from trimsa.progressive import consistency
+
+    pairs = evolve(10, 60, 21)
+    post = align(pairs, threads=1)
+    aln = align(pairs, library_votes="alignment", threads=1)
+    check_alignment(post, pairs)
+    check_alignment(aln, pairs)
+    lib_post = {s.name: s for s in post.stages}["library"].method
+    assert "posteriors" in lib_post and "posteriors" not in \
+        {s.name: s for s in aln.stages}["library"].method
+    codes = [np.frombuffer(s.encode(), np.uint8) % 4 for _, s in pairs]
+    table = np.where(np.eye(4, dtype=bool), 1.0, -1.0)
+    with_post = consistency.build_library(codes, table, -3.0, -1.0, 0.5, posterior=True)
+    assert with_post.n_posterior == with_post.n_pairs == 45
+    assert with_post.probs.shape[1] == consistency.POSTERIOR_SLOTS
+    assert (with_post.probs[:, 0] < 1.0).any() and np.allclose(with_post.nbr_trust, 1.0)
+    # pairs beyond the posterior budget vote with their alignment, weighted by identity
+    plain = consistency.build_library(codes, table, -3.0, -1.0, 0.5)
+    monkeypatch.setattr(consistency, "POSTERIOR_MAX_CELLS", 0)
+    capped = consistency.build_library(codes, table, -3.0, -1.0, 0.5, posterior=True)
+    assert capped.n_posterior == 0
+    assert np.array_equal(capped.maps[:, 0], plain.maps[:, 0])
+    assert (capped.maps[:, 1:] == -1).all() and np.array_equal(capped.nbr_trust, plain.nbr_ident)
+    with pytest.raises(OptionError, match="unknown library votes"):
+        Aligner(library_votes="viterbi")
+    with pytest.raises(OptionError, match="consistency=0 turns off"):
+        Aligner(library_votes="alignment", consistency=0)
 
 
 def test_consistency_off_and_on_both_keep_sequences():
@@ -511,14 +626,14 @@ def test_three_sequences_get_an_optimal_alignment(seed):
     from .affine_reference import natural_sp, rows_to_codes, slow_dp
 
     pairs = evolve(3, 9, seed)
-    res = Aligner(device="cpu").align(pairs)
+    res = Aligner(device="cpu", exact_triplet=True).align(pairs)
     check_alignment(res, pairs)
     table = [[1 if x == y else -1 for y in range(4)] for x in range(4)]   # run's DNA defaults
     codes = [rows_to_codes([s], "ACGT")[0] for _, s in pairs]
     best = slow_dp(*codes, table, -3, -1, "global")
     assert natural_sp(rows_to_codes(res.rows, "ACGT"), table, -3, -1) == best
     assert [s.name for s in res.stages] == ["read", "guide tree", "exact 3-way"]
-    progressive = Aligner(device="cpu", exact_triplet=False).align(pairs)
+    progressive = Aligner(device="cpu").align(pairs)
     check_alignment(progressive, pairs)
     assert "exact 3-way" not in progressive.timings
     assert natural_sp(rows_to_codes(progressive.rows, "ACGT"), table, -3, -1) <= best
@@ -528,12 +643,13 @@ def test_three_sequences_take_the_run_scoring():
     from .affine_reference import natural_sp, rows_to_codes, slow_dp
 
     pairs = evolve(3, 10, 11)
-    res = Aligner(device="cpu", match=2, mismatch=-3, gap_open=-4, gap_extend=-2).align(pairs)
+    res = Aligner(device="cpu", match=2, mismatch=-3, gap_open=-4, gap_extend=-2,
+                  exact_triplet=True).align(pairs)
     table = [[2 if x == y else -3 for y in range(4)] for x in range(4)]
     codes = [rows_to_codes([s], "ACGT")[0] for _, s in pairs]
     assert (natural_sp(rows_to_codes(res.rows, "ACGT"), table, -4, -2)
             == slow_dp(*codes, table, -4, -2, "global"))
-    linear = Aligner(device="auto", gap=-2).align(pairs)   # linear gaps: CPU tracebacks
+    linear = Aligner(device="auto", gap=-2, exact_triplet=True).align(pairs)   # CPU tracebacks
     assert (natural_sp(rows_to_codes(linear.rows, "ACGT"), [[1 if x == y else -1 for y in range(4)]
                                                            for x in range(4)], 0, -2)
             == slow_dp(*codes, [[1 if x == y else -1 for y in range(4)] for x in range(4)], 0, -2,
@@ -602,7 +718,7 @@ def test_three_sequences_on_the_gpu_equal_the_cpu(seed):
     if _gpu.available() is None:
         pytest.skip("no CuPy or no GPU")
     pairs = evolve(3, 60 + 30 * seed, seed)
-    gpu = Aligner(device="gpu").align(pairs)
-    cpu = Aligner(device="cpu").align(pairs)
+    gpu = Aligner(device="gpu", exact_triplet=True).align(pairs)
+    cpu = Aligner(device="cpu", exact_triplet=True).align(pairs)
     assert gpu.rows == cpu.rows
     assert gpu.stages[-1].device == "gpu" and cpu.stages[-1].device == "cpu"

@@ -40,7 +40,7 @@ def register(subparsers) -> None:
     add_scoring_options(p, "progressive")
     p.add_argument("--consistency", type=float, default=None, metavar="W",
                    help="weight of the pairwise consistency library in the profile scores "
-                        "(default 6; 0 = off)")
+                        "(default 48; 0 = off)")
     p.add_argument("--library", choices=("auto", "all", "tree"), default=None,
                    help="which pairs the consistency library aligns: all pairs, pairs drawn "
                         "at each merge of the guide tree, or auto (default: all pairs up to "
@@ -48,6 +48,10 @@ def register(subparsers) -> None:
     p.add_argument("--pairs-per-merge", type=int, default=None, metavar="K",
                    help="most pairs the tree's library draws at one merge (default 128; "
                         "halved while over the library's budget, and no library below 16)")
+    p.add_argument("--library-votes", choices=("posterior", "alignment"), default=None,
+                   help="what each pair of the library votes with: the match probabilities of "
+                        "its residues under a pair HMM fitted to the pair's alignment, or the "
+                        "residue pairs of the alignment itself (default: posterior)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.add_argument("-v", "--verbose", action="store_true",
                    help="say for each stage its method, device, work (pairs, triplets, merges, "
@@ -69,7 +73,8 @@ def handler(args) -> int:
             raise OptionError(f"{given[0]} does not apply to a tree given with --guide-tree")
     options = {k: v for k, v in (("method", args.method), ("tree_distances", args.tree_distances),
                                  ("consistency", args.consistency), ("library", args.library),
-                                 ("pairs_per_merge", args.pairs_per_merge)) if v is not None}
+                                 ("pairs_per_merge", args.pairs_per_merge),
+                                 ("library_votes", args.library_votes)) if v is not None}
     aligner = Aligner(device=args.device, threads=args.threads, alphabet=args.alphabet,
                       match=args.match, mismatch=args.mismatch, matrix=args.matrix,
                       gap=args.gap, gap_open=args.gap_open, gap_extend=args.gap_extend,

@@ -265,13 +265,210 @@ def _pair_map(a, b, table, gap_open, gap_extend, term):
 
 
 @jit
+def match_odds(table, ident):
+    """Odds ``p(a, b) / (q_a q_b)`` of the pair HMM's match state over ``k`` codes (uniform
+    ``q``): ``p`` proportional to ``exp(lam * table)``, with ``lam`` chosen by bisection so
+    that the share of identical pairs under ``p`` is ``ident`` (kept within
+    ``[1/k + 0.02, 0.98]``)."""
+    k = table.shape[0]
+    target = min(max(ident, 1.0 / k + 0.02), 0.98)
+    span = 0.0
+    for a in range(k):
+        for b in range(k):
+            span = max(span, abs(table[a, b]))
+    span = max(span, 1e-6)
+    lo = 0.0
+    hi = 50.0 / span
+    odds = np.empty((k, k), np.float64)
+    for _ in range(60):
+        lam = 0.5 * (lo + hi)
+        tot = 0.0
+        diag = 0.0
+        for a in range(k):
+            for b in range(k):
+                v = np.exp(lam * (table[a, b] - span))
+                tot += v
+                if a == b:
+                    diag += v
+        if diag / tot < target:
+            lo = lam
+        else:
+            hi = lam
+    lam = 0.5 * (lo + hi)
+    tot = 0.0
+    for a in range(k):
+        for b in range(k):
+            odds[a, b] = np.exp(lam * (table[a, b] - span))
+            tot += odds[a, b]
+    for a in range(k):
+        for b in range(k):
+            odds[a, b] *= k * k / tot
+    return odds
+
+
+@jit
+def gap_params(mp, lb):
+    """Gap open and extension probabilities of the pair HMM from a pairwise alignment's
+    residue map (``mp[x]``: the residue of the second sequence, or -1), with
+    pseudocounts: ``delta`` = gap runs per aligned pair and direction, ``eps`` = 1 - runs
+    per gap position; clamped to ``[0.001, 0.2]`` and ``[0.3, 0.97]``."""
+    aligned = 0
+    runs = 0
+    cols = 0
+    prev_gap = False
+    hit = np.zeros(lb, np.bool_)
+    for x in range(mp.size):
+        if mp[x] >= 0:
+            aligned += 1
+            hit[mp[x]] = True
+            prev_gap = False
+        else:
+            cols += 1
+            if not prev_gap:
+                runs += 1
+            prev_gap = True
+    prev_gap = False
+    for y in range(lb):
+        if hit[y]:
+            prev_gap = False
+        else:
+            cols += 1
+            if not prev_gap:
+                runs += 1
+            prev_gap = True
+    delta = (runs + 1.0) / (2.0 * aligned + 20.0)
+    eps = 1.0 - (runs + 1.0) / (cols + 2.0)
+    return min(max(delta, 0.001), 0.2), min(max(eps, 0.3), 0.97)
+
+
+@jit
+def _keep(cols, probs, c, p):
+    """Insert ``(c, p)`` among the kept slots (sorted by ``p``, descending) if it ranks."""
+    k = cols.size
+    if p <= probs[k - 1]:
+        return
+    q = k - 1
+    while q > 0 and probs[q - 1] < p:
+        probs[q] = probs[q - 1]
+        cols[q] = cols[q - 1]
+        q -= 1
+    probs[q] = p
+    cols[q] = c
+
+
+@jit
+def posterior_slots(a, b, odds, delta, eps, floor, col_ab, p_ab, col_ba, p_ba):
+    """Match posteriors of residues of ``a`` and ``b`` under a global pair HMM (states
+    match / ``a`` against a gap / ``b`` against a gap; the start behaves as a match;
+    ``delta`` opens a gap from a match, ``eps`` extends it; gap residues have odds 1),
+    by forward-backward in probabilities scaled per row.
+
+    For each residue ``x`` of ``a`` the most probable partners ``y`` of ``b`` with
+    posterior >= ``floor`` go into ``col_ab[x]`` / ``p_ab[x]`` (``(len(a), K)``, most
+    probable first, unused slots -1 / 0), and the same for each residue of ``b`` into
+    ``col_ba`` / ``p_ba``. Returns False (and leaves the slots as they were) when the
+    scaled probabilities are not finite.
+    """
+    la = a.size
+    lb = b.size
+    mm = 1.0 - 2.0 * delta
+    gm = 1.0 - eps
+    fM = np.zeros((la + 1, lb + 1), np.float32)  # scaled per row: at most 1
+    scale = np.ones(la + 1, np.float64)
+    fXp = np.zeros(lb + 1, np.float64)
+    fYp = np.zeros(lb + 1, np.float64)
+    fXc = np.zeros(lb + 1, np.float64)
+    fYc = np.zeros(lb + 1, np.float64)
+    fM[0, 0] = 1.0
+    for j in range(1, lb + 1):
+        fYp[j] = delta * fM[0, j - 1] + eps * fYp[j - 1]
+    for i in range(1, la + 1):
+        oi = odds[a[i - 1]]
+        fXc[0] = delta * fM[i - 1, 0] + eps * fXp[0]
+        fYc[0] = 0.0
+        top = fXc[0]
+        for j in range(1, lb + 1):
+            m = oi[b[j - 1]] * (mm * fM[i - 1, j - 1] + gm * (fXp[j - 1] + fYp[j - 1]))
+            x = delta * fM[i - 1, j] + eps * fXp[j]
+            y = delta * fM[i, j - 1] + eps * fYc[j - 1]
+            fM[i, j] = m
+            fXc[j] = x
+            fYc[j] = y
+            top = max(top, m, x, y)
+        if not (top > 0.0 and top < np.inf):
+            return False
+        r = 1.0 / top
+        scale[i] = top
+        for j in range(lb + 1):
+            fM[i, j] *= r
+            fXc[j] *= r
+            fYc[j] *= r
+        fXp, fXc = fXc, fXp
+        fYp, fYc = fYc, fYp
+    z = fM[la, lb] + fXp[lb] + fYp[lb]
+    if not (z > 0.0 and z < np.inf):
+        return False
+    kk = col_ab.shape[1]
+    ca = np.full((la, kk), -1, np.int32)
+    pa = np.zeros((la, kk), np.float32)
+    cb = np.full((lb, kk), -1, np.int32)
+    pb = np.zeros((lb, kk), np.float32)
+    # backward, rolling rows: next = row i + 1 (scaled by 1 / scale[i + 1]), cur = row i
+    bMn = np.zeros(lb + 2, np.float64)
+    bXn = np.zeros(lb + 2, np.float64)
+    bMc = np.zeros(lb + 2, np.float64)
+    bXc = np.zeros(lb + 2, np.float64)
+    bYc = np.zeros(lb + 2, np.float64)
+    rz = 1.0 / z
+    for i in range(la, 0, -1):
+        s = 1.0 / scale[i + 1] if i < la else 0.0
+        bYc[lb + 1] = 0.0
+        bMc[lb + 1] = 0.0
+        for j in range(lb, -1, -1):
+            if i == la and j == lb:
+                bMc[j] = 1.0
+                bXc[j] = 1.0
+                bYc[j] = 1.0
+                continue
+            mnext = 0.0
+            if i < la and j < lb:
+                mnext = odds[a[i], b[j]] * bMn[j + 1] * s
+            xnext = bXn[j] * s if i < la else 0.0
+            ynext = bYc[j + 1] if j < lb else 0.0
+            bMc[j] = mm * mnext + delta * xnext + delta * ynext
+            bXc[j] = gm * mnext + eps * xnext
+            bYc[j] = gm * mnext + eps * ynext
+        for j in range(1, lb + 1):
+            p = fM[i, j] * bMc[j] * rz
+            if p >= floor:
+                if not p < np.inf:
+                    return False
+                _keep(ca[i - 1], pa[i - 1], j - 1, p)
+                _keep(cb[j - 1], pb[j - 1], i - 1, p)
+        bMn, bMc = bMc, bMn
+        bXn, bXc = bXc, bXn
+    col_ab[:, :] = ca
+    p_ab[:, :] = pa
+    col_ba[:, :] = cb
+    p_ba[:, :] = pb
+    return True
+
+
+@jit
 def pair_maps(codes, offsets, pairs, idx, table, gap_open, gap_extend, term, off_st, off_ts,
-              maps, ident):
+              maps, probs, ident, trust, has_post, posterior, floor, max_cells):
     """The pairwise alignments of ``pairs[idx]`` (rows ``s, t``): fills ``maps`` both ways.
 
-    Pair ``p``'s map from ``s`` to ``t`` (length ``len(s)``: the aligned residue
-    of ``t`` or -1) starts at ``off_st[p]`` in ``maps``, the map back at
-    ``off_ts[p]``; ``ident[p]`` receives the alignment's identity.
+    Pair ``p``'s rows from ``s`` to ``t`` (``len(s)`` rows of ``maps`` and ``probs``,
+    ``(total, K)``) start at ``off_st[p]``, the rows back at ``off_ts[p]``. Each row
+    holds the residues of the other sequence that the residue is aligned with and how
+    probably: without ``posterior`` the one of the global affine alignment (probability
+    1); with it the ``K`` most probable under a pair HMM fitted to that alignment
+    (:func:`match_odds`, :func:`gap_params`, :func:`posterior_slots`; those below
+    ``floor`` are left out), for pairs of at most ``max_cells`` DP cells (the forward
+    table takes 4 bytes a cell). ``ident[p]`` receives the alignment's identity and
+    ``trust[p]`` the weight of the pair's votes: 1 for posteriors, which carry their
+    own confidence (``has_post[p]`` = 1), else the identity.
     """
     for p in idx:
         s = pairs[p, 0]
@@ -281,14 +478,27 @@ def pair_maps(codes, offsets, pairs, idx, table, gap_open, gap_extend, term, off
         mp, idn = _pair_map(a, b, table, gap_open, gap_extend, term)
         o = off_st[p]
         r = off_ts[p]
+        la = a.size
         lb = b.size
-        for y in range(lb):
-            maps[r + y] = -1
-        for x in range(a.size):
-            maps[o + x] = mp[x]
-            if mp[x] >= 0:
-                maps[r + mp[x]] = x
         ident[p] = idn
+        trust[p] = idn
+        if posterior and (la + 1) * (lb + 1) <= max_cells:
+            odds = match_odds(table, idn)
+            delta, eps = gap_params(mp, lb)
+            if posterior_slots(a, b, odds, delta, eps, floor, maps[o:o + la], probs[o:o + la],
+                               maps[r:r + lb], probs[r:r + lb]):
+                trust[p] = 1.0
+                has_post[p] = 1
+                continue
+        for y in range(lb):
+            maps[r + y, 0] = -1
+            probs[r + y, 0] = 0.0
+        for x in range(la):
+            maps[o + x, 0] = mp[x]
+            probs[o + x, 0] = 1.0 if mp[x] >= 0 else 0.0
+            if mp[x] >= 0:
+                maps[r + mp[x], 0] = x
+                probs[r + mp[x], 0] = 1.0
 
 
 @jit
@@ -301,24 +511,26 @@ def _in(sorted_ids, v):
 
 
 @jit
-def consistency_scores(mem_a, mem_b, pos, offsets, nbr_ptr, nbr, nbr_map, nbr_ident, maps, w,
-                       is_witness, C):
+def consistency_scores(mem_a, mem_b, pos, offsets, nbr_ptr, nbr, nbr_map, nbr_trust, maps, probs,
+                       w, is_witness, C):
     """Weighted support of the pairwise library for each pair of profile columns.
 
     ``pos`` holds every sequence's current column per residue (indexed like the
     codes); the library's pairs are listed per sequence ``s`` in
     ``nbr[nbr_ptr[s]:nbr_ptr[s + 1]]`` (sorted), with where each map from ``s``
-    starts in ``maps`` and the alignment's identity. A pair of residues ``x``
-    of ``s`` (in A) and ``y`` of ``t`` (in B, ``mem_b`` sorted) gets a vote
-    from the alignment of ``s`` and ``t`` when the library holds it (weight:
-    its identity) and one through every witness ``u`` whose alignments with
-    ``s`` and ``t`` it holds and that aligns ``x`` to ``z`` and ``z`` to ``y``
-    (weight: the smaller identity). Each pair's votes are averaged over its
-    alignments and paths, weighted by ``w[s] * w[t]``, and the sum is
-    normalised by the weights of the pairs that have any. Added into ``C``
-    (``float32 (LA, LB)``, zeroed by the caller).
+    starts in ``maps`` / ``probs`` (one row per residue: partner residues and their
+    probabilities, see :func:`pair_maps`) and the weight of its votes. A pair of
+    residues ``x`` of ``s`` (in A) and ``y`` of ``t`` (in B, ``mem_b`` sorted) gets a
+    vote from the alignment of ``s`` and ``t`` when the library holds it (its
+    weight times the probability that it aligns ``x`` to ``y``) and one through
+    every witness ``u`` whose alignments with ``s`` and ``t`` it holds (the smaller
+    weight times the probabilities of ``x~z`` and ``z~y``, summed over ``z``). Each
+    pair's votes are averaged over its alignments and paths, weighted by
+    ``w[s] * w[t]``, and the sum is normalised by the weights of the pairs that have
+    any. Added into ``C`` (``float32 (LA, LB)``, zeroed by the caller).
     """
     count = np.zeros(mem_b.size, np.float64)
+    kk = maps.shape[1]
     z_norm = 0.0
     for s in mem_a:
         ls = offsets[s + 1] - offsets[s]
@@ -343,11 +555,14 @@ def consistency_scores(mem_a, mem_b, pos, offsets, nbr_ptr, nbr, nbr_map, nbr_id
             j = _in(mem_b, u)
             if j >= 0:
                 pt = offsets[u]
-                d = np.float32(nbr_ident[k] * w[s] * w[u] / count[j])
+                d = np.float32(nbr_trust[k] * w[s] * w[u] / count[j])
                 for x in range(ls):
-                    y = maps[o1 + x]
-                    if y >= 0:
-                        C[pos[ps + x], pos[pt + y]] += d
+                    cx = pos[ps + x]
+                    for q in range(kk):
+                        y = maps[o1 + x, q]
+                        if y < 0:
+                            break
+                        C[cx, pos[pt + y]] += d * probs[o1 + x, q]
             if not is_witness[u]:
                 continue
             for k2 in range(nbr_ptr[u], nbr_ptr[u + 1]):
@@ -357,13 +572,19 @@ def consistency_scores(mem_a, mem_b, pos, offsets, nbr_ptr, nbr, nbr_map, nbr_id
                     continue
                 pt = offsets[t]
                 o2 = nbr_map[k2]
-                e = np.float32(min(nbr_ident[k], nbr_ident[k2]) * w[s] * w[t] / count[j])
+                e = np.float32(min(nbr_trust[k], nbr_trust[k2]) * w[s] * w[t] / count[j])
                 for x in range(ls):
-                    z = maps[o1 + x]
-                    if z >= 0:
-                        y = maps[o2 + z]
-                        if y >= 0:
-                            C[pos[ps + x], pos[pt + y]] += e
+                    cx = pos[ps + x]
+                    for q in range(kk):
+                        z = maps[o1 + x, q]
+                        if z < 0:
+                            break
+                        ez = e * probs[o1 + x, q]
+                        for q2 in range(kk):
+                            y = maps[o2 + z, q2]
+                            if y < 0:
+                                break
+                            C[cx, pos[pt + y]] += ez * probs[o2 + z, q2]
         count[:] = 0.0
     if z_norm > 0:
         f = np.float32(1.0 / z_norm)

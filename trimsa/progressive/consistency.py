@@ -25,9 +25,12 @@ class Library:
 
     The pairs are listed per sequence ``s`` (both directions, sorted):
     ``nbr[nbr_ptr[s]:nbr_ptr[s + 1]]`` are the sequences aligned with ``s``,
-    ``nbr_map`` where each map from ``s`` starts in ``maps`` (``len(s)``
-    entries: the aligned residue of the other sequence, or -1) and
-    ``nbr_ident`` the alignment's identity.
+    ``nbr_map`` where each map from ``s`` starts in ``maps`` and ``probs``
+    (``len(s)`` rows: the residues of the other sequence aligned with the
+    residue, most probable first, -1 in unused slots, and their probabilities)
+    ``nbr_ident`` the alignment's identity and ``nbr_trust`` the weight of its
+    votes (its identity when it votes with its residue pairs, 1 when with
+    posteriors, which carry their own confidence).
     """
 
     offsets: np.ndarray  # sequence offsets (n + 1)
@@ -35,11 +38,14 @@ class Library:
     nbr: np.ndarray  # int64 (2 * pairs)
     nbr_map: np.ndarray  # int64 (2 * pairs)
     nbr_ident: np.ndarray  # float64 (2 * pairs)
-    maps: np.ndarray  # int32
+    nbr_trust: np.ndarray  # float64 (2 * pairs)
+    maps: np.ndarray  # int32 (residues, slots)
+    probs: np.ndarray  # float32 (residues, slots)
     pos: np.ndarray  # int64: every residue's current column in its cluster
     weight: float  # lambda: factor on the support added to the profile scores
     witnesses: np.ndarray  # third sequences that vote (int64)
     is_witness: np.ndarray  # int64 0/1 per sequence
+    n_posterior: int = 0  # pairs that vote with posteriors, not with their alignment
 
     @property
     def n(self) -> int:
@@ -57,10 +63,18 @@ class Library:
         raise KeyError(f"the library holds no alignment of sequences {s} and {t}")
 
     def map(self, s: int, t: int) -> np.ndarray:
-        """For each residue of ``s``, the residue of ``t`` aligned to it, or -1."""
+        """For each residue of ``s``, the residue of ``t`` most probably aligned to it, or -1."""
         k = self._slot(s, t)
         o = self.nbr_map[k]
-        return self.maps[o:o + self.offsets[s + 1] - self.offsets[s]]
+        return self.maps[o:o + self.offsets[s + 1] - self.offsets[s], 0]
+
+    def partners(self, s: int, t: int) -> tuple[np.ndarray, np.ndarray]:
+        """For each residue of ``s``, the residues of ``t`` aligned to it (``(len(s), slots)``,
+        -1 in unused slots) and their probabilities."""
+        k = self._slot(s, t)
+        o = self.nbr_map[k]
+        e = o + self.offsets[s + 1] - self.offsets[s]
+        return self.maps[o:e], self.probs[o:e]
 
     def identity(self, s: int, t: int) -> float:
         """The share of identical residues among the aligned pairs of ``s`` and ``t``."""
@@ -77,7 +91,7 @@ class Library:
         C = np.zeros((la, lb), np.float32)
         _cpu.consistency_scores(np.asarray(mem_a, np.int64), np.sort(np.asarray(mem_b, np.int64)),
                                 self.pos, self.offsets, self.nbr_ptr, self.nbr, self.nbr_map,
-                                self.nbr_ident, self.maps, w, self.is_witness, C)
+                                self.nbr_trust, self.maps, self.probs, w, self.is_witness, C)
         return C
 
     def moved(self, members, m):
@@ -90,10 +104,14 @@ class Library:
         self.is_witness[self.witnesses] = 1
 
 
-def library_bytes(lengths) -> float:
-    """Memory of the library's residue maps (``int32``, both directions of every pair)."""
+#: Bytes per residue and slot of a library's maps (``int32`` partner, ``float32`` probability).
+SLOT_BYTES = 8
+
+
+def library_bytes(lengths, slots: int = 1) -> float:
+    """Memory of the library's residue maps (both directions of every pair)."""
     L = np.asarray(lengths, float)
-    return 4.0 * L.sum() * (L.size - 1)
+    return SLOT_BYTES * slots * L.sum() * (L.size - 1)
 
 
 def library_cells(lengths) -> float:
@@ -122,16 +140,26 @@ def all_pairs(n: int) -> np.ndarray:
     return np.ascontiguousarray(np.stack(np.triu_indices(n, 1), axis=1).astype(np.int64))
 
 
-def pairs_cost(lengths, pairs) -> tuple[float, float]:
+def pairs_cost(lengths, pairs, slots: int = 1) -> tuple[float, float]:
     """DP cells and bytes of residue maps of the library of ``pairs``."""
     L = np.asarray(lengths, float)
     pairs = np.asarray(pairs, np.int64).reshape(-1, 2)
     return (float((L[pairs[:, 0]] * L[pairs[:, 1]]).sum()),
-            4.0 * float((L[pairs[:, 0]] + L[pairs[:, 1]]).sum()))
+            SLOT_BYTES * slots * float((L[pairs[:, 0]] + L[pairs[:, 1]]).sum()))
+
+
+#: Partners kept per residue by a library of posteriors, and the least probability kept.
+POSTERIOR_SLOTS = 4
+POSTERIOR_FLOOR = 0.01
+#: Largest pair (DP cells) whose posteriors are computed: the forward table takes 4 bytes
+#: a cell in each thread (2^25 cells: two sequences of about 5,800 residues, 128 MiB).
+#: Larger pairs vote with their alignment.
+POSTERIOR_MAX_CELLS = 2 ** 25
 
 
 def build_library(codes, table, gap_open, gap_extend, term, *, pairs=None, weight=1.0,
-                  witnesses=None, threads: int = 1, progress=None) -> Library:
+                  witnesses=None, posterior: bool = False, threads: int = 1,
+                  progress=None) -> Library:
     """Align ``pairs`` of ``codes`` (compact code arrays; default: all pairs) and index them.
 
     ``table`` is the substitution table over the compact codes; ``gap_open``
@@ -140,8 +168,12 @@ def build_library(codes, table, gap_open, gap_extend, term, *, pairs=None, weigh
 
     ``witnesses``: the third sequences whose alignments vote (default: all;
     an empty array keeps only the direct pairwise support; see
-    :meth:`Library.set_witnesses`). ``progress(done, total)`` is called
-    after every :data:`PROGRESS_PAIRS` pairs.
+    :meth:`Library.set_witnesses`). ``posterior``: each residue keeps its
+    :data:`POSTERIOR_SLOTS` most probable partners under a pair HMM fitted to
+    the pair's alignment (:func:`trimsa.progressive._cpu.pair_maps`) instead of
+    the one it is aligned with (pairs beyond :data:`POSTERIOR_MAX_CELLS` keep
+    their alignment's; :attr:`Library.n_posterior` counts the others).
+    ``progress(done, total)`` is called after every :data:`PROGRESS_PAIRS` pairs.
     """
     n = len(codes)
     lengths = np.array([c.size for c in codes], np.int64)
@@ -161,21 +193,31 @@ def build_library(codes, table, gap_open, gap_extend, term, *, pairs=None, weigh
     sizes = lengths[pairs[:, 0]] + lengths[pairs[:, 1]]
     off_st[1:] = np.cumsum(sizes)[:-1]
     off_ts = off_st + lengths[pairs[:, 0]]
-    maps = np.full(int(sizes.sum()), -1, np.int32)
+    slots = POSTERIOR_SLOTS if posterior else 1
+    maps = np.full((int(sizes.sum()), slots), -1, np.int32)
+    probs = np.zeros((int(sizes.sum()), slots), np.float32)
     ident = np.zeros(P, np.float64)
+    trust = np.zeros(P, np.float64)
+    has_post = np.zeros(P, np.uint8)
     tab = np.ascontiguousarray(table, np.float32)
     g, e, tm = np.float32(gap_open), np.float32(gap_extend), np.float32(term)
     for lo in range(0, P, PROGRESS_PAIRS):
         block = np.arange(lo, min(lo + PROGRESS_PAIRS, P))
         in_threads(lambda idx: _cpu.pair_maps(flat, offsets, pairs, idx, tab, g, e, tm, off_st,
-                                              off_ts, maps, ident),
+                                              off_ts, maps, probs, ident, trust, has_post,
+                                              bool(posterior), POSTERIOR_FLOOR,
+                                              POSTERIOR_MAX_CELLS),
                    block, threads)
         if progress is not None:
             progress(int(block[-1]) + 1, P)
-    return _index(offsets, pairs, off_st, off_ts, ident, maps, weight, witnesses)
+    library = _index(offsets, pairs, off_st, off_ts, ident, trust, maps, probs, weight,
+                     witnesses)
+    library.n_posterior = int(has_post.sum())
+    return library
 
 
-def _index(offsets, pairs, off_st, off_ts, ident, maps, weight, witnesses) -> Library:
+def _index(offsets, pairs, off_st, off_ts, ident, trust, maps, probs, weight,
+           witnesses) -> Library:
     n = offsets.size - 1
     src = np.concatenate([pairs[:, 0], pairs[:, 1]])
     dst = np.concatenate([pairs[:, 1], pairs[:, 0]])
@@ -187,7 +229,9 @@ def _index(offsets, pairs, off_st, off_ts, ident, maps, weight, witnesses) -> Li
         np.zeros(0, np.int64)
     library = Library(offsets, nbr_ptr, np.ascontiguousarray(dst[order]),
                       np.ascontiguousarray(np.concatenate([off_st, off_ts])[order]),
-                      np.ascontiguousarray(np.concatenate([ident, ident])[order]), maps, pos,
+                      np.ascontiguousarray(np.concatenate([ident, ident])[order]),
+                      np.ascontiguousarray(np.concatenate([trust, trust])[order]), maps, probs,
+                      pos,
                       float(weight), np.zeros(0, np.int64), np.zeros(n, np.int64))
     library.set_witnesses(pick_witnesses(n) if witnesses is None else witnesses)
     return library
