@@ -480,6 +480,17 @@ def test_posterior_slots_against_slow_forward_backward(seed, la, lb, ident, delt
         assert M.sum(axis=1).max() <= 1 + 1e-9
 
 
+def test_gap_params_count_runs_of_both_sequences():
+    from trimsa.progressive import _cpu
+
+    # a: residues 1-2 and 5 face gaps (2 runs, 3 positions); b (7 residues): 3-4 and 6
+    # are aligned to nothing (2 runs, 3 positions); 4 aligned pairs
+    delta, eps = _cpu.gap_params(np.array([0, -1, -1, 1, 2, -1, 5]), 7)
+    assert np.isclose(delta, (4 + 1) / (2 * 4 + 20)) and np.isclose(eps, 1 - (4 + 1) / (6 + 2))
+    # no gaps: the pseudocounts alone
+    assert np.allclose(_cpu.gap_params(np.arange(50), 50), (1 / (2 * 50 + 20), 1 - 1 / 2))
+
+
 def test_match_odds_give_the_asked_identity():
     from trimsa.progressive import _cpu
 

@@ -307,37 +307,38 @@ def match_odds(table, ident):
 
 
 @jit
+def _gap_runs(residue_aligned):
+    """Gap positions and gap runs along one sequence (``False``: the residue faces a gap)."""
+    cols = 0
+    runs = 0
+    prev_gap = False
+    for x in range(residue_aligned.size):
+        if residue_aligned[x]:
+            prev_gap = False
+        else:
+            cols += 1
+            if not prev_gap:
+                runs += 1
+            prev_gap = True
+    return cols, runs
+
+
+@jit
 def gap_params(mp, lb):
     """Gap open and extension probabilities of the pair HMM from a pairwise alignment's
     residue map (``mp[x]``: the residue of the second sequence, or -1), with
     pseudocounts: ``delta`` = gap runs per aligned pair and direction, ``eps`` = 1 - runs
     per gap position; clamped to ``[0.001, 0.2]`` and ``[0.3, 0.97]``."""
-    aligned = 0
-    runs = 0
-    cols = 0
-    prev_gap = False
     hit = np.zeros(lb, np.bool_)
     for x in range(mp.size):
         if mp[x] >= 0:
-            aligned += 1
             hit[mp[x]] = True
-            prev_gap = False
-        else:
-            cols += 1
-            if not prev_gap:
-                runs += 1
-            prev_gap = True
-    prev_gap = False
-    for y in range(lb):
-        if hit[y]:
-            prev_gap = False
-        else:
-            cols += 1
-            if not prev_gap:
-                runs += 1
-            prev_gap = True
+    cols_a, runs_a = _gap_runs(mp >= 0)
+    cols_b, runs_b = _gap_runs(hit)
+    aligned = mp.size - cols_a
+    runs = runs_a + runs_b
     delta = (runs + 1.0) / (2.0 * aligned + 20.0)
-    eps = 1.0 - (runs + 1.0) / (cols + 2.0)
+    eps = 1.0 - (runs + 1.0) / (cols_a + cols_b + 2.0)
     return min(max(delta, 0.001), 0.2), min(max(eps, 0.3), 0.97)
 
 
