@@ -1,12 +1,14 @@
 """A pairwise library for consistency-aware profile merges.
 
-Every pair of sequences is aligned once (global, affine gaps, the aligner's
-own scores). While the guide tree is walked, a merge of clusters A and B adds
+Every pair of the library is aligned once (global, affine gaps, the aligner's
+own scores) and, by default, given the match posteriors of a pair HMM fitted to
+that alignment. While the guide tree is walked, a merge of clusters A and B adds
 to the score of pairing column ``i`` of A with column ``j`` of B the weighted
-support the library gives it: directly (``s`` and ``t`` aligned ``x`` to
-``y``) and through every third sequence ``u`` among the witnesses (``x~z``
-in the ``s,u`` alignment and ``z~y`` in the ``u,t`` one) - T-Coffee's
-library extension, which is where each triplet ``(s, u, t)`` votes.
+support the library gives it: directly (how probably ``s`` and ``t`` pair ``x``
+with ``y``) and through every third sequence ``u`` among the witnesses (``x~z``
+in the ``s,u`` pair and ``z~y`` in the ``u,t`` one) - T-Coffee's library
+extension or ProbCons' consistency transformation, which is where each triplet
+``(s, u, t)`` votes.
 """
 
 from __future__ import annotations
