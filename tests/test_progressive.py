@@ -422,15 +422,21 @@ def test_sparse_consistency_scores_against_slow_reference(seed, keep, posterior)
     assert np.allclose(got, ref, atol=1e-5)
 
 
-def _slow_posteriors(a, b, odds, delta, eps):
+def _slow_posteriors(a, b, odds, delta, eps, allowed=None):
     """Match posteriors of a global pair HMM by plain forward-backward over full tables
-    (the start behaves as a match state; gap residues have odds 1)."""
+    (the start behaves as a match state; gap residues have odds 1), over the paths that
+    stay in the cells ``allowed`` (``(len(a) + 1, len(b) + 1)`` bools; default: all)."""
     la, lb = len(a), len(b)
+    if allowed is None:
+        allowed = np.ones((la + 1, lb + 1), bool)
     mm, gm = 1 - 2 * delta, 1 - eps
     fM, fX, fY = (np.zeros((la + 1, lb + 1)) for _ in range(3))
     fM[0, 0] = 1.0
     for i in range(la + 1):
         for j in range(lb + 1):
+            if not allowed[i, j]:
+                fM[i, j] = 0.0
+                continue
             if i and j:
                 fM[i, j] = odds[a[i - 1], b[j - 1]] * (
                     mm * fM[i - 1, j - 1] + gm * (fX[i - 1, j - 1] + fY[i - 1, j - 1]))
@@ -442,6 +448,8 @@ def _slow_posteriors(a, b, odds, delta, eps):
     bM, bX, bY = (np.zeros((la + 2, lb + 2)) for _ in range(3))
     for i in range(la, -1, -1):
         for j in range(lb, -1, -1):
+            if not allowed[i, j]:
+                continue
             if i == la and j == lb:
                 bM[i, j] = bX[i, j] = bY[i, j] = 1.0
                 continue
@@ -455,21 +463,43 @@ def _slow_posteriors(a, b, odds, delta, eps):
     return (fM * bM[:la + 1, :lb + 1] / z)[1:, 1:]
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(st.integers(0, 10 ** 6), st.integers(1, 40), st.integers(1, 40),
-       st.floats(0.3, 0.95), st.floats(0.005, 0.2), st.floats(0.3, 0.95))
-def test_posterior_slots_against_slow_forward_backward(seed, la, lb, ident, delta, eps):
+       st.floats(0.3, 0.95), st.floats(0.005, 0.2), st.floats(0.3, 0.95),
+       st.integers(-1, 6))
+def test_posterior_slots_against_slow_forward_backward(seed, la, lb, ident, delta, eps, width):
     from trimsa.progressive import _cpu
 
     rng = np.random.default_rng(seed)
     a = rng.integers(0, 4, la)
-    b = np.where(rng.random(lb) < 0.7, np.resize(a, lb), rng.integers(0, 4, lb))
-    odds = _cpu.match_odds(np.where(np.eye(4, dtype=bool), 1.0, -1.0), ident)
-    P = _slow_posteriors(a, b, odds, delta, eps)
+    b = np.where(rng.random(lb) < 0.6, np.resize(a, lb), rng.integers(0, 4, lb))
+    table = np.where(np.eye(4, dtype=bool), 1.0, -1.0).astype(np.float32)
+    odds = _cpu.match_odds(table, ident)
+    # the band around the pair's alignment path, as the library takes it
+    tb, path = np.empty((la + 1) * (lb + 1), np.uint8), np.empty(la + lb, np.int8)
+    _mp, _idn, npath = _cpu._pair_map(a, b, table, np.float32(-2.0), np.float32(-0.5),
+                                      np.float32(1.0), tb, path)
+    lo, hi = np.empty(la + 1, np.int64), np.empty(la + 1, np.int64)
+    cells = _cpu.path_band(path, npath, lb, width, lo, hi)
+    allowed = np.zeros((la + 1, lb + 1), bool)
+    i, j = 0, 0
+    on_path = [(0, 0)]
+    for step in path[:npath]:
+        i, j = i + (step != _cpu.B_ONLY), j + (step != _cpu.A_ONLY)
+        on_path.append((i, j))
+    for i, j in on_path:
+        allowed[i, max(j - width, 0):j + width + 1] = True
+    if width < 0:
+        allowed[:] = True
+    for i in range(la + 1):
+        assert allowed[i, lo[i]:hi[i] + 1].all() and allowed[i].sum() == hi[i] - lo[i] + 1
+    assert cells == allowed.sum()
+    P = _slow_posteriors(a, b, odds, delta, eps, allowed)
     k, floor = 3, 0.01
     ca, pa = np.full((la, k), -1, np.int32), np.zeros((la, k), np.float32)
     cb, pb = np.full((lb, k), -1, np.int32), np.zeros((lb, k), np.float32)
-    assert _cpu.posterior_slots(a, b, odds, delta, eps, floor, ca, pa, cb, pb)
+    fM = np.full(cells, np.nan, np.float32)
+    assert _cpu.posterior_slots(a, b, odds, delta, eps, floor, lo, hi, fM, ca, pa, cb, pb)
     for M, cols, probs in ((P, ca, pa), (P.T, cb, pb)):
         for x in range(M.shape[0]):
             want = np.sort(M[x][M[x] >= floor])[::-1][:k]
@@ -478,6 +508,36 @@ def test_posterior_slots_against_slow_forward_backward(seed, la, lb, ident, delt
             assert np.allclose(probs[x][kept], want, atol=1e-5)
             assert np.allclose(M[x][cols[x][kept]], probs[x][kept], atol=1e-5)
         assert M.sum(axis=1).max() <= 1 + 1e-9
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10 ** 6), st.integers(1, 30), st.integers(1, 30),
+       st.sampled_from([4, 5, 21]), st.sampled_from([0.0, -1.0, -2.5]),
+       st.sampled_from([-0.5, -1.0, -2.0]), st.sampled_from([0.0, 0.5, 1.0]))
+def test_seq_viterbi_is_profile_dp_of_two_sequences(seed, la, lb, k, go, ge, term):
+    """The sequence aligner of the library takes the same path, score and ties as the
+    profile aligner given one-hot profiles of the two sequences."""
+    from trimsa.progressive import _cpu
+
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, k, la)
+    b = np.where(rng.random(lb) < 0.6, np.resize(a, lb), rng.integers(0, k, lb))
+    table = rng.integers(-3, 4, (k, k)).astype(np.float32)
+    table = (table + table.T) / 2
+    go, ge, term = np.float32(go), np.float32(ge), np.float32(term)
+    FB = np.zeros((lb, k), np.float32)
+    FB[np.arange(lb), b] = 1.0
+    oa, ob = np.ones(la + 1, np.float32), np.ones(lb + 1, np.float32)
+    oa[[0, la]] = term
+    ob[[0, lb]] = term
+    want = np.empty(la + lb, np.int8)
+    n, score = _cpu.profile_dp(table[a], FB, np.zeros((0, 0), np.float32),
+                               np.ones(la, np.float32), np.ones(lb, np.float32), oa, ob, go, ge,
+                               want)
+    got = np.empty(la + lb, np.int8)
+    m, got_score = _cpu.seq_viterbi(a, b, table, go, ge, term,
+                                    np.empty((la + 1) * (lb + 1), np.uint8), got)
+    assert (m, got_score) == (n, score) and np.array_equal(got[:m], want[:n])
 
 
 def test_gap_params_count_runs_of_both_sequences():
@@ -562,13 +622,10 @@ def test_library_votes_posterior_and_alignment(monkeypatch):
     assert with_post.n_posterior == with_post.n_pairs == 45
     assert with_post.probs.shape[1] == consistency.POSTERIOR_SLOTS
     assert (with_post.probs[:, 0] < 1.0).any() and np.allclose(with_post.nbr_trust, 1.0)
-    # pairs beyond the posterior budget vote with their alignment, weighted by identity
-    plain = consistency.build_library(codes, table, -3.0, -1.0, 0.5)
-    monkeypatch.setattr(consistency, "POSTERIOR_MAX_CELLS", 0)
-    capped = consistency.build_library(codes, table, -3.0, -1.0, 0.5, posterior=True)
-    assert capped.n_posterior == 0
-    assert np.array_equal(capped.maps[:, 0], plain.maps[:, 0])
-    assert (capped.maps[:, 1:] == -1).all() and np.array_equal(capped.nbr_trust, plain.nbr_ident)
+    # the narrowest band (the path's own cells) still gives every pair posteriors
+    monkeypatch.setattr(consistency, "POSTERIOR_BAND", 0)
+    narrow = consistency.build_library(codes, table, -3.0, -1.0, 0.5, posterior=True)
+    assert narrow.n_posterior == 45 and narrow.probs.sum(axis=1).max() <= 1 + 1e-5
     with pytest.raises(OptionError, match="unknown library votes"):
         Aligner(library_votes="viterbi")
     with pytest.raises(OptionError, match="consistency=0 turns off"):

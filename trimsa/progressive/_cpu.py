@@ -221,47 +221,159 @@ def path_maps(path, ma, mb):
 
 
 @jit
-def _pair_map(a, b, table, gap_open, gap_extend, term):
-    """Global affine alignment of two code arrays; ``map[x]`` = aligned residue of b or -1."""
+def seq_viterbi(a, b, table, gap_open, gap_extend, term, tb, out):
+    """Best global affine alignment of two code arrays: :func:`profile_dp` specialised to
+    single sequences (one-hot profiles, residue weights 1, end-gap factor ``term`` at both
+    ends), with the same recurrence, ties and path. ``tb``: ``uint8`` workspace of at
+    least ``(len(a) + 1) * (len(b) + 1)`` entries; ``out`` receives the path. Returns its
+    length and the score."""
     la = a.size
     lb = b.size
-    k = table.shape[0]
-    GA = np.empty((la, k), np.float32)
-    for i in range(la):
-        GA[i] = table[a[i]]
-    FB = np.zeros((lb, k), np.float32)
-    for j in range(lb):
-        FB[j, b[j]] = 1.0
-    ra = np.ones(la, np.float32)
-    rb = np.ones(lb, np.float32)
-    oa = np.ones(la + 1, np.float32)
-    ob = np.ones(lb + 1, np.float32)
-    oa[0] = term
-    oa[la] = term
-    ob[0] = term
-    ob[lb] = term
-    buf = np.empty(la + lb, np.int8)
-    npath, _score = profile_dp(GA, FB, np.zeros((0, 0), np.float32), ra, rb, oa, ob, gap_open,
-                               gap_extend, buf)
-    path = buf[:npath]
-    ma = np.empty(la, np.int64)
-    mb = np.empty(lb, np.int64)
-    path_maps(path, ma, mb)
-    col_b = np.full(path.size, -1, np.int32)
-    for j in range(lb):
-        col_b[mb[j]] = j
+    w = lb + 1
+    Mp = np.full(w, NEG, np.float32)
+    Xp = np.full(w, NEG, np.float32)
+    Yp = np.full(w, NEG, np.float32)
+    Mc = np.full(w, NEG, np.float32)
+    Xc = np.full(w, NEG, np.float32)
+    Yc = np.full(w, NEG, np.float32)
+    go = np.float32(gap_open)
+    ge = np.float32(gap_extend)
+    go_end = go * np.float32(term)
+    Mp[0] = 0.0
+    tb[0] = 0
+    for j in range(1, lb + 1):
+        c = Yp[j - 1]
+        o = Mp[j - 1] + go_end
+        if c >= o:
+            Yp[j] = c + ge
+            tb[j] = 2 << 4
+        else:
+            Yp[j] = o + ge
+            tb[j] = 0
+    for i in range(1, la + 1):
+        row = i * w
+        go_y = go_end if i == la else go
+        c = Xp[0]
+        o = Mp[0] + go_end
+        if c >= o:
+            Xc[0] = c + ge
+            tb[row] = 1 << 2
+        else:
+            Xc[0] = o + ge
+            tb[row] = 0
+        Mc[0] = NEG
+        Yc[0] = NEG
+        srow = table[a[i - 1]]
+        m_left = NEG
+        x_left = Xc[0]
+        y_left = NEG
+        for j in range(1, lb + 1):
+            m = Mp[j - 1]
+            code = 0
+            x = Xp[j - 1]
+            if x > m:
+                m = x
+                code = 1
+            y = Yp[j - 1]
+            if y > m:
+                m = y
+                code = 2
+            m_new = m + srow[b[j - 1]]
+            go_x = go_end if j == lb else go
+            best = Xp[j]
+            src = 1
+            o = Mp[j] + go_x
+            if o > best:
+                best = o
+                src = 0
+            o = Yp[j] + go_x
+            if o > best:
+                best = o
+                src = 2
+            x_new = best + ge
+            code |= src << 2
+            best = y_left
+            src = 2
+            o = m_left + go_y
+            if o > best:
+                best = o
+                src = 0
+            o = x_left + go_y
+            if o > best:
+                best = o
+                src = 1
+            y_new = best + ge
+            code |= src << 4
+            tb[row + j] = code
+            Mc[j] = m_new
+            Xc[j] = x_new
+            Yc[j] = y_new
+            m_left = m_new
+            x_left = x_new
+            y_left = y_new
+        Mp, Mc = Mc, Mp
+        Xp, Xc = Xc, Xp
+        Yp, Yc = Yc, Yp
+    state = 0
+    score = Mp[lb]
+    if Xp[lb] > score:
+        score = Xp[lb]
+        state = 1
+    if Yp[lb] > score:
+        score = Yp[lb]
+        state = 2
+    n = 0
+    i = la
+    j = lb
+    while i > 0 or j > 0:
+        code = tb[i * w + j]
+        if state == 0:
+            nxt = code & 3
+            out[n] = BOTH
+            i -= 1
+            j -= 1
+        elif state == 1:
+            nxt = (code >> 2) & 3
+            out[n] = A_ONLY
+            i -= 1
+        else:
+            nxt = (code >> 4) & 3
+            out[n] = B_ONLY
+            j -= 1
+        n += 1
+        state = nxt
+    out[:n] = out[:n][::-1].copy()
+    return n, score
+
+
+@jit
+def _pair_map(a, b, table, gap_open, gap_extend, term, tb, path):
+    """Global affine alignment of two code arrays (:func:`seq_viterbi`, workspaces ``tb``
+    and ``path``): returns ``map`` (``map[x]`` = aligned residue of b or -1), the
+    alignment's identity and its path length."""
+    la = a.size
+    lb = b.size
+    npath, _score = seq_viterbi(a, b, table, gap_open, gap_extend, term, tb, path)
     mp = np.full(la, -1, np.int32)
     same = 0
     aligned = 0
-    for x in range(la):
-        y = col_b[ma[x]]
-        mp[x] = y
-        if y >= 0:
+    i = 0
+    j = 0
+    for c in range(npath):
+        p = path[c]
+        if p == BOTH:
+            mp[i] = j
             aligned += 1
-            if a[x] == b[y]:
+            if a[i] == b[j]:
                 same += 1
+            i += 1
+            j += 1
+        elif p == A_ONLY:
+            i += 1
+        else:
+            j += 1
     ident = same / aligned if aligned > 0 else 0.0
-    return mp, ident
+    return mp, ident, npath
 
 
 @jit
@@ -358,11 +470,46 @@ def _keep(cols, probs, c, p):
 
 
 @jit
-def posterior_slots(a, b, odds, delta, eps, floor, col_ab, p_ab, col_ba, p_ba):
+def path_band(path, npath, lb, width, lo, hi):
+    """The band of a pairwise path: row ``i`` (``0..len(a)``) of the DP spans columns
+    ``lo[i]..hi[i]``, the path's own columns in that row widened by ``width`` on each
+    side (clipped to ``0..lb``; ``width < 0``: every column). Both bounds grow with
+    ``i``. Returns the band's cells."""
+    la = lo.size - 1
+    if width < 0:
+        lo[:] = 0
+        hi[:] = lb
+        return (la + 1) * (lb + 1)
+    i = 0
+    j = 0
+    lo[0] = 0
+    hi[0] = 0
+    for c in range(npath):
+        p = path[c]
+        if p != B_ONLY:
+            i += 1
+            if p == BOTH:
+                j += 1
+            lo[i] = j
+        else:
+            j += 1
+        hi[i] = j
+    cells = 0
+    for r in range(la + 1):
+        lo[r] = max(lo[r] - width, 0)
+        hi[r] = min(hi[r] + width, lb)
+        cells += hi[r] - lo[r] + 1
+    return cells
+
+
+@jit
+def posterior_slots(a, b, odds, delta, eps, floor, lo, hi, fM, col_ab, p_ab, col_ba, p_ba):
     """Match posteriors of residues of ``a`` and ``b`` under a global pair HMM (states
     match / ``a`` against a gap / ``b`` against a gap; the start behaves as a match;
     ``delta`` opens a gap from a match, ``eps`` extends it; gap residues have odds 1),
-    by forward-backward in probabilities scaled per row.
+    restricted to the band ``lo[i]..hi[i]`` of each row ``i`` (:func:`path_band`; the
+    band holds a path from ``(0, 0)`` to the end), by forward-backward in probabilities
+    scaled per row. ``fM``: ``float32`` workspace of at least the band's cells.
 
     For each residue ``x`` of ``a`` the most probable partners ``y`` of ``b`` with
     posterior >= ``floor`` go into ``col_ab[x]`` / ``p_ab[x]`` (``(len(a), K)``, most
@@ -374,39 +521,64 @@ def posterior_slots(a, b, odds, delta, eps, floor, col_ab, p_ab, col_ba, p_ba):
     lb = b.size
     mm = 1.0 - 2.0 * delta
     gm = 1.0 - eps
-    fM = np.zeros((la + 1, lb + 1), np.float32)  # scaled per row: at most 1
+    start = np.empty(la + 2, np.int64)  # row i of the band: fM[start[i] + j - lo[i]]
+    start[0] = 0
+    for i in range(la + 1):
+        start[i + 1] = start[i] + hi[i] - lo[i] + 1
     scale = np.ones(la + 1, np.float64)
-    fXp = np.zeros(lb + 1, np.float64)
-    fYp = np.zeros(lb + 1, np.float64)
-    fXc = np.zeros(lb + 1, np.float64)
-    fYc = np.zeros(lb + 1, np.float64)
-    fM[0, 0] = 1.0
-    for j in range(1, lb + 1):
-        fYp[j] = delta * fM[0, j - 1] + eps * fYp[j - 1]
+    # rolling rows over every column; cells outside a row's band read as 0 (see below)
+    fMp = np.zeros(lb + 2, np.float64)
+    fXp = np.zeros(lb + 2, np.float64)
+    fYp = np.zeros(lb + 2, np.float64)
+    fMc = np.zeros(lb + 2, np.float64)
+    fXc = np.zeros(lb + 2, np.float64)
+    fYc = np.zeros(lb + 2, np.float64)
+    fMp[0] = 1.0
+    fM[0] = 1.0
+    for j in range(1, hi[0] + 1):
+        fYp[j] = delta * fMp[j - 1] + eps * fYp[j - 1]
+        fM[j] = 0.0
     for i in range(1, la + 1):
         oi = odds[a[i - 1]]
-        fXc[0] = delta * fM[i - 1, 0] + eps * fXp[0]
-        fYc[0] = 0.0
-        top = fXc[0]
-        for j in range(1, lb + 1):
-            m = oi[b[j - 1]] * (mm * fM[i - 1, j - 1] + gm * (fXp[j - 1] + fYp[j - 1]))
-            x = delta * fM[i - 1, j] + eps * fXp[j]
-            y = delta * fM[i, j - 1] + eps * fYc[j - 1]
-            fM[i, j] = m
+        l = lo[i]
+        h = hi[i]
+        top = 0.0
+        m_left = 0.0
+        y_left = 0.0
+        for j in range(l, h + 1):
+            if j == 0:
+                m = 0.0
+                y = 0.0
+            else:
+                m = oi[b[j - 1]] * (mm * fMp[j - 1] + gm * (fXp[j - 1] + fYp[j - 1]))
+                y = delta * m_left + eps * y_left
+            x = delta * fMp[j] + eps * fXp[j]
+            fMc[j] = m
             fXc[j] = x
             fYc[j] = y
+            m_left = m
+            y_left = y
             top = max(top, m, x, y)
         if not (top > 0.0 and top < np.inf):
             return False
         r = 1.0 / top
         scale[i] = top
-        for j in range(lb + 1):
-            fM[i, j] *= r
+        o = start[i] - l
+        for j in range(l, h + 1):
+            fMc[j] *= r
             fXc[j] *= r
             fYc[j] *= r
+            fM[o + j] = fMc[j]
+        # the next row reads this one from column lo[i] - 1 on (>= lo[i + 1] - 1); the
+        # columns above hi[i] were never written (the rows before had lower bounds)
+        if l > 0:
+            fMc[l - 1] = 0.0
+            fXc[l - 1] = 0.0
+            fYc[l - 1] = 0.0
+        fMp, fMc = fMc, fMp
         fXp, fXc = fXc, fXp
         fYp, fYc = fYc, fYp
-    z = fM[la, lb] + fXp[lb] + fYp[lb]
+    z = fMp[lb] + fXp[lb] + fYp[lb]
     if not (z > 0.0 and z < np.inf):
         return False
     kk = col_ab.shape[1]
@@ -414,7 +586,8 @@ def posterior_slots(a, b, odds, delta, eps, floor, col_ab, p_ab, col_ba, p_ba):
     pa = np.zeros((la, kk), np.float32)
     cb = np.full((lb, kk), -1, np.int32)
     pb = np.zeros((lb, kk), np.float32)
-    # backward, rolling rows: next = row i + 1 (scaled by 1 / scale[i + 1]), cur = row i
+    # backward, rolling rows: next = row i + 1 (scaled by 1 / scale[i + 1]), cur = row i;
+    # the columns below a row's band were never written (the rows after had higher bounds)
     bMn = np.zeros(lb + 2, np.float64)
     bXn = np.zeros(lb + 2, np.float64)
     bMc = np.zeros(lb + 2, np.float64)
@@ -423,9 +596,12 @@ def posterior_slots(a, b, odds, delta, eps, floor, col_ab, p_ab, col_ba, p_ba):
     rz = 1.0 / z
     for i in range(la, 0, -1):
         s = 1.0 / scale[i + 1] if i < la else 0.0
-        bYc[lb + 1] = 0.0
-        bMc[lb + 1] = 0.0
-        for j in range(lb, -1, -1):
+        l = lo[i]
+        h = hi[i]
+        bMc[h + 1] = 0.0
+        bXc[h + 1] = 0.0
+        bYc[h + 1] = 0.0
+        for j in range(h, l - 1, -1):
             if i == la and j == lb:
                 bMc[j] = 1.0
                 bXc[j] = 1.0
@@ -439,8 +615,9 @@ def posterior_slots(a, b, odds, delta, eps, floor, col_ab, p_ab, col_ba, p_ba):
             bMc[j] = mm * mnext + delta * xnext + delta * ynext
             bXc[j] = gm * mnext + eps * xnext
             bYc[j] = gm * mnext + eps * ynext
-        for j in range(1, lb + 1):
-            p = fM[i, j] * bMc[j] * rz
+        o = start[i] - l
+        for j in range(max(l, 1), h + 1):
+            p = fM[o + j] * bMc[j] * rz
             if p >= floor:
                 if not p < np.inf:
                     return False
@@ -457,7 +634,7 @@ def posterior_slots(a, b, odds, delta, eps, floor, col_ab, p_ab, col_ba, p_ba):
 
 @jit
 def pair_maps(codes, offsets, pairs, idx, table, gap_open, gap_extend, term, off_st, off_ts,
-              maps, probs, ident, trust, has_post, posterior, floor, max_cells):
+              maps, probs, ident, trust, has_post, posterior, floor, band):
     """The pairwise alignments of ``pairs[idx]`` (rows ``s, t``): fills ``maps`` both ways.
 
     Pair ``p``'s rows from ``s`` to ``t`` (``len(s)`` rows of ``maps`` and ``probs``,
@@ -465,29 +642,46 @@ def pair_maps(codes, offsets, pairs, idx, table, gap_open, gap_extend, term, off
     holds the residues of the other sequence that the residue is aligned with and how
     probably: without ``posterior`` the one of the global affine alignment (probability
     1); with it the ``K`` most probable under a pair HMM fitted to that alignment
-    (:func:`match_odds`, :func:`gap_params`, :func:`posterior_slots`; those below
-    ``floor`` are left out), for pairs of at most ``max_cells`` DP cells (the forward
-    table takes 4 bytes a cell). ``ident[p]`` receives the alignment's identity and
-    ``trust[p]`` the weight of the pair's votes: 1 for posteriors, which carry their
-    own confidence (``has_post[p]`` = 1), else the identity.
+    (:func:`match_odds`, :func:`gap_params`), computed in the band of ``band`` columns
+    either side of the alignment's path (:func:`path_band`, :func:`posterior_slots`;
+    those below ``floor`` are left out). ``ident[p]`` receives the alignment's identity
+    and ``trust[p]`` the weight of the pair's votes: 1 for posteriors, which carry their
+    own confidence (``has_post[p]`` = 1), else the identity (also where the
+    posteriors are not finite).
     """
+    most_cells = 1
+    most_band = 1
+    longest = 1
+    for p in idx:
+        la = offsets[pairs[p, 0] + 1] - offsets[pairs[p, 0]]
+        lb = offsets[pairs[p, 1] + 1] - offsets[pairs[p, 1]]
+        most_cells = max(most_cells, (la + 1) * (lb + 1))
+        wide = (la + 1) * (2 * band + 1) + lb + 1 if band >= 0 else (la + 1) * (lb + 1)
+        most_band = max(most_band, min(wide, (la + 1) * (lb + 1)))
+        longest = max(longest, la + lb)
+    tb = np.empty(most_cells, np.uint8)
+    fM = np.empty(most_band, np.float32)
+    path = np.empty(longest, np.int8)
     for p in idx:
         s = pairs[p, 0]
         t = pairs[p, 1]
         a = codes[offsets[s]:offsets[s + 1]]
         b = codes[offsets[t]:offsets[t + 1]]
-        mp, idn = _pair_map(a, b, table, gap_open, gap_extend, term)
+        mp, idn, npath = _pair_map(a, b, table, gap_open, gap_extend, term, tb, path)
         o = off_st[p]
         r = off_ts[p]
         la = a.size
         lb = b.size
         ident[p] = idn
         trust[p] = idn
-        if posterior and (la + 1) * (lb + 1) <= max_cells:
+        if posterior:
             odds = match_odds(table, idn)
             delta, eps = gap_params(mp, lb)
-            if posterior_slots(a, b, odds, delta, eps, floor, maps[o:o + la], probs[o:o + la],
-                               maps[r:r + lb], probs[r:r + lb]):
+            lo = np.empty(la + 1, np.int64)
+            hi = np.empty(la + 1, np.int64)
+            path_band(path, npath, lb, band, lo, hi)
+            if posterior_slots(a, b, odds, delta, eps, floor, lo, hi, fM, maps[o:o + la],
+                               probs[o:o + la], maps[r:r + lb], probs[r:r + lb]):
                 trust[p] = 1.0
                 has_post[p] = 1
                 continue

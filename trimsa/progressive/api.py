@@ -383,8 +383,8 @@ class Aligner:
                                 threads=threads, progress=step)
         what = "global affine pairwise alignments"
         if self.posterior:
-            what += (f" and pair-HMM match posteriors ({library.n_posterior} pairs; larger "
-                     f"ones vote with their alignment)"
+            what += (f" and pair-HMM match posteriors ({library.n_posterior} pairs; the "
+                     f"others' were not finite and they vote with their alignment)"
                      if library.n_posterior < library.n_pairs else
                      " and their pair-HMM match posteriors")
         stages.append(Stage("library", f"{what}, {design}", "cpu", library.n_pairs, "pairs",

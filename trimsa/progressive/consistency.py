@@ -153,10 +153,9 @@ def pairs_cost(lengths, pairs, slots: int = 1) -> tuple[float, float]:
 #: Partners kept per residue by a library of posteriors, and the least probability kept.
 POSTERIOR_SLOTS = 4
 POSTERIOR_FLOOR = 0.01
-#: Largest pair (DP cells) whose posteriors are computed: the forward table takes 4 bytes
-#: a cell in each thread (2^25 cells: two sequences of about 5,800 residues, 128 MiB).
-#: Larger pairs vote with their alignment.
-POSTERIOR_MAX_CELLS = 2 ** 25
+#: Columns either side of a pair's alignment path within which its posteriors are computed
+#: (:func:`trimsa.progressive._cpu.path_band`; -1: the whole DP table).
+POSTERIOR_BAND = 64
 
 
 def build_library(codes, table, gap_open, gap_extend, term, *, pairs=None, weight=1.0,
@@ -172,9 +171,10 @@ def build_library(codes, table, gap_open, gap_extend, term, *, pairs=None, weigh
     an empty array keeps only the direct pairwise support; see
     :meth:`Library.set_witnesses`). ``posterior``: each residue keeps its
     :data:`POSTERIOR_SLOTS` most probable partners under a pair HMM fitted to
-    the pair's alignment (:func:`trimsa.progressive._cpu.pair_maps`) instead of
-    the one it is aligned with (pairs beyond :data:`POSTERIOR_MAX_CELLS` keep
-    their alignment's; :attr:`Library.n_posterior` counts the others).
+    the pair's alignment, in the band of :data:`POSTERIOR_BAND` columns either side
+    of its path (:func:`trimsa.progressive._cpu.pair_maps`), instead of the one it is
+    aligned with (a pair whose posteriors are not finite keeps its alignment's;
+    :attr:`Library.n_posterior` counts the others).
     ``progress(done, total)`` is called after every :data:`PROGRESS_PAIRS` pairs.
     """
     n = len(codes)
@@ -208,7 +208,7 @@ def build_library(codes, table, gap_open, gap_extend, term, *, pairs=None, weigh
         in_threads(lambda idx: _cpu.pair_maps(flat, offsets, pairs, idx, tab, g, e, tm, off_st,
                                               off_ts, maps, probs, ident, trust, has_post,
                                               bool(posterior), POSTERIOR_FLOOR,
-                                              POSTERIOR_MAX_CELLS),
+                                              POSTERIOR_BAND),
                    block, threads)
         if progress is not None:
             progress(int(block[-1]) + 1, P)
