@@ -11,6 +11,10 @@ For every ``msa-*`` data set under ``DATA`` (``input.fa[.gz]`` and the true
   marked ``pairwise-nj-band``), isolating the effect of the triplets;
 * ``pairwise-nj-band``: the same with the banded (w = 32) pairwise kernel
   that trimsa's sampled designs use as their prior: trimsa minus the triplets;
+* ``trimsa-run``: the guide tree ``trimsa run`` builds with its defaults
+  (``Aligner()``: Jukes-Cantor distances of the library's pairwise alignments by UPGMA,
+  or k-mer distances beyond the library's budget; the time is that of the whole run,
+  which also aligns);
 * ``clustalo``: Clustal Omega's guide tree (``clustalo -i IN --guidetree-out=F``;
   the time is that of the whole run, which also aligns);
 * ``mafft``: MAFFT's guide tree (``mafft --retree 0 --treeout IN``, the tree
@@ -270,6 +274,15 @@ def main(argv=None):
                     # exactly trimsa's prior: banded w=32 pairwise scores, no triplets
                     nwk, wall = pairwise_nj(seqs, scoring, False, args.threads)
                     detail = "banded w=32 (trimsa's prior alone)"
+                elif v == "trimsa-run":
+                    from trimsa.progressive import Aligner
+
+                    t = time.perf_counter()
+                    res = Aligner(threads=args.threads).align(seqs)
+                    wall = time.perf_counter() - t
+                    nwk = res.newick()
+                    detail = "whole run (aligns too); " + next(
+                        s.method for s in res.stages if s.name == "guide tree")
                 elif v == "clustalo":
                     nwk, wall = run_clustalo(inp, tmp, args.threads)
                     detail = "whole run (aligns too)"
