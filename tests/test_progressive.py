@@ -385,6 +385,17 @@ def test_sparse_consistency_scores_against_slow_reference(seed, keep, posterior)
     la = max(codes[s].size for s in mem_a)
     lb = max(codes[t].size for t in mem_b)
     got = lib.scores(la, lb, mem_a, mem_b, w)
+    # the same support split over parts (one per member of A), on two threads
+    from trimsa.progressive import consistency
+
+    assert consistency.score_parts(3, 3, la, lb) == 1
+    saved = consistency.SCORE_PART_PAIRS
+    consistency.SCORE_PART_PAIRS = 1
+    try:
+        assert consistency.score_parts(3, 3, la, lb) == 3
+        split = lib.scores(la, lb, mem_a, mem_b, w, threads=2)
+    finally:
+        consistency.SCORE_PART_PAIRS = saved
 
     def pairings(s, t):
         """{(x, y): probability} of the library's alignment of s and t."""
@@ -420,6 +431,7 @@ def test_sparse_consistency_scores_against_slow_reference(seed, keep, posterior)
     if norm > 0:
         ref /= norm
     assert np.allclose(got, ref, atol=1e-5)
+    assert np.allclose(split, ref, atol=1e-5)
 
 
 def _slow_posteriors(a, b, odds, delta, eps, allowed=None):

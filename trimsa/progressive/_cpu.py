@@ -722,7 +722,9 @@ def consistency_scores(mem_a, mem_b, pos, offsets, nbr_ptr, nbr, nbr_map, nbr_tr
     weight times the probabilities of ``x~z`` and ``z~y``, summed over ``z``). Each
     pair's votes are averaged over its alignments and paths, weighted by
     ``w[s] * w[t]``, and the sum is normalised by the weights of the pairs that have
-    any. Added into ``C`` (``float32 (LA, LB)``, zeroed by the caller).
+    any. Added into ``C`` (``float32 (LA, LB)``, zeroed by the caller) before that
+    normalisation; returns the normaliser (the caller divides, so that the members of
+    A can be split over several calls and buffers).
     """
     count = np.zeros(mem_b.size, np.float64)
     kk = maps.shape[1]
@@ -781,11 +783,7 @@ def consistency_scores(mem_a, mem_b, pos, offsets, nbr_ptr, nbr, nbr_map, nbr_tr
                                 break
                             C[cx, pos[pt + y]] += ez * probs[o2 + z, q2]
         count[:] = 0.0
-    if z_norm > 0:
-        f = np.float32(1.0 / z_norm)
-        for i in range(C.shape[0]):
-            for j in range(C.shape[1]):
-                C[i, j] *= f
+    return z_norm
 
 
 @jit

@@ -115,7 +115,7 @@ class Walk:
         extra = None
         if self.library is not None:
             extra = self.library.scores(FA.shape[0], FB.shape[0], self.members[a],
-                                        self.members[b], self.weights)
+                                        self.members[b], self.weights, self.threads)
             extra *= np.float32(self.library.weight)
         path, _score, ma, mb = align_profiles(FA, FB, self.sc, extra)
         if self.library is not None:
