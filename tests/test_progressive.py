@@ -802,3 +802,16 @@ def test_three_sequences_on_the_gpu_equal_the_cpu(seed):
     cpu = Aligner(device="cpu", exact_triplet=True).align(pairs)
     assert gpu.rows == cpu.rows
     assert gpu.stages[-1].device == "gpu" and cpu.stages[-1].device == "cpu"
+
+
+def test_alignment_does_not_depend_on_threads(monkeypatch):
+    """The library's support of a merge is split into parts by the clusters' sizes only,
+    so one thread and several give the same alignment."""
+    from trimsa.progressive import consistency
+
+    monkeypatch.setattr(consistency, "SCORE_PART_PAIRS", 2)
+    pairs = evolve(24, 40, 5)
+    one = align(pairs, threads=1)
+    two = align(pairs, threads=2)
+    check_alignment(one, pairs)
+    assert one.rows == two.rows

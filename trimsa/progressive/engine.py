@@ -105,6 +105,7 @@ class Walk:
             self.profile[i] = f
             self.wsum[i] = float(self.weights[i])
         self._lock = threading.Lock()
+        self.running = 0  # merges computing their library support now (threads shared)
         self.cells = 0  # DP cells of the merges done
 
     # -- one merge ---------------------------------------------------------
@@ -114,8 +115,15 @@ class Walk:
         wa, wb = self.wsum[a], self.wsum[b]
         extra = None
         if self.library is not None:
-            extra = self.library.scores(FA.shape[0], FB.shape[0], self.members[a],
-                                        self.members[b], self.weights, self.threads)
+            with self._lock:
+                self.running += 1
+                inner = max(1, self.threads // self.running)
+            try:
+                extra = self.library.scores(FA.shape[0], FB.shape[0], self.members[a],
+                                            self.members[b], self.weights, inner)
+            finally:
+                with self._lock:
+                    self.running -= 1
             extra *= np.float32(self.library.weight)
         path, _score, ma, mb = align_profiles(FA, FB, self.sc, extra)
         if self.library is not None:
