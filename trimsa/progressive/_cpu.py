@@ -707,7 +707,7 @@ def _in(sorted_ids, v):
 
 @jit
 def consistency_scores(mem_a, mem_b, pos, offsets, nbr_ptr, nbr, nbr_map, nbr_trust, maps, probs,
-                       w, is_witness, C):
+                       w, is_witness, C, c0, c1):
     """Weighted support of the pairwise library for each pair of profile columns.
 
     ``pos`` holds every sequence's current column per residue (indexed like the
@@ -722,16 +722,20 @@ def consistency_scores(mem_a, mem_b, pos, offsets, nbr_ptr, nbr, nbr_map, nbr_tr
     weight times the probabilities of ``x~z`` and ``z~y``, summed over ``z``). Each
     pair's votes are averaged over its alignments and paths, weighted by
     ``w[s] * w[t]``, and the sum is normalised by the weights of the pairs that have
-    any. Added into ``C`` (``float32 (LA, LB)``, zeroed by the caller) before that
-    normalisation; returns the normaliser (the caller divides, so that the members of
-    A can be split over several calls and buffers).
+    any. Added into rows ``c0 <= i < c1`` of ``C`` (``float32 (LA, LB)``, zeroed by the
+    caller; the rows of A's columns ``c0..c1 - 1``, so that calls for disjoint rows can
+    run at once) before that normalisation; returns the normaliser (the caller
+    divides). Each cell receives its votes in the same order whatever the rows.
     """
     count = np.zeros(mem_b.size, np.float64)
     kk = maps.shape[1]
     z_norm = 0.0
     for s in mem_a:
-        ls = offsets[s + 1] - offsets[s]
         ps = offsets[s]
+        # the residues of s in the rows (a sequence's columns grow along it)
+        row = pos[ps:offsets[s + 1]]
+        x0 = np.searchsorted(row, c0)
+        x1 = np.searchsorted(row, c1)
         # how many alignments and paths join s to each t of B
         for k in range(nbr_ptr[s], nbr_ptr[s + 1]):
             u = nbr[k]
@@ -753,7 +757,7 @@ def consistency_scores(mem_a, mem_b, pos, offsets, nbr_ptr, nbr, nbr_map, nbr_tr
             if j >= 0:
                 pt = offsets[u]
                 d = np.float32(nbr_trust[k] * w[s] * w[u] / count[j])
-                for x in range(ls):
+                for x in range(x0, x1):
                     cx = pos[ps + x]
                     for q in range(kk):
                         y = maps[o1 + x, q]
@@ -770,7 +774,7 @@ def consistency_scores(mem_a, mem_b, pos, offsets, nbr_ptr, nbr, nbr_map, nbr_tr
                 pt = offsets[t]
                 o2 = nbr_map[k2]
                 e = np.float32(min(nbr_trust[k], nbr_trust[k2]) * w[s] * w[t] / count[j])
-                for x in range(ls):
+                for x in range(x0, x1):
                     cx = pos[ps + x]
                     for q in range(kk):
                         z = maps[o1 + x, q]

@@ -91,28 +91,26 @@ class Library:
 
     def scores(self, la, lb, mem_a, mem_b, w, threads: int = 1):
         """The library's support of each pair of columns of two clusters (``(la, lb)``;
-        :func:`trimsa.progressive._cpu.consistency_scores`). The members of A are split
-        into :func:`score_parts` parts, each summed into its own buffer (on ``threads``
-        threads), and the buffers added in order: the result does not depend on
-        ``threads``."""
+        :func:`trimsa.progressive._cpu.consistency_scores`), its rows (A's columns) split
+        into :func:`score_parts` bands filled on ``threads`` threads. Every cell gets its
+        votes in the same order however the rows are split: the result does not depend
+        on ``threads``."""
         mem_a = np.asarray(mem_a, np.int64)
         mem_b = np.sort(np.asarray(mem_b, np.int64))
-        parts = score_parts(mem_a.size, mem_b.size, la, lb)
-        bufs = [np.zeros((la, lb), np.float32) for _ in range(parts)]
+        C = np.zeros((la, lb), np.float32)
+        parts = score_parts(mem_a.size, mem_b.size, la)
+        edges = np.linspace(0, la, parts + 1).round().astype(np.int64)
         norm = np.zeros(parts)
 
         def part(idx):
             for i in idx:
                 norm[i] = _cpu.consistency_scores(
-                    np.ascontiguousarray(mem_a[i::parts]), mem_b, self.pos, self.offsets,
-                    self.nbr_ptr, self.nbr, self.nbr_map, self.nbr_trust, self.maps,
-                    self.probs, w, self.is_witness, bufs[i])
+                    mem_a, mem_b, self.pos, self.offsets, self.nbr_ptr, self.nbr, self.nbr_map,
+                    self.nbr_trust, self.maps, self.probs, w, self.is_witness, C,
+                    edges[i], edges[i + 1])
 
         in_threads(part, np.arange(parts), threads)
-        C = bufs[0]
-        for b in bufs[1:]:
-            C += b
-        z = float(norm.sum())
+        z = float(norm[0])
         if z > 0:
             C *= np.float32(1.0 / z)
         return C
@@ -127,19 +125,18 @@ class Library:
         self.is_witness[self.witnesses] = 1
 
 
-#: Most parts the support of one merge is split into, the fewest pairs of sequences
-#: (``|A| * |B|``) worth splitting, and the most memory of the parts' buffers.
+#: Most bands of rows the support of one merge is split into, the fewest pairs of
+#: sequences (``|A| * |B|``) worth splitting, and the fewest rows per band.
 SCORE_PARTS = 16
 SCORE_PART_PAIRS = 64
-SCORE_BUFFER_BYTES = 2 ** 29
+SCORE_PART_ROWS = 32
 
 
-def score_parts(na: int, nb: int, la: int, lb: int) -> int:
-    """Parts the members of A are split into for one merge's support (a function of the
-    sizes only)."""
+def score_parts(na: int, nb: int, la: int) -> int:
+    """Bands of rows one merge's support is split into (a function of the sizes only)."""
     if na * nb < SCORE_PART_PAIRS:
         return 1
-    return int(max(1, min(SCORE_PARTS, na, SCORE_BUFFER_BYTES // max(4 * la * lb, 1))))
+    return int(max(1, min(SCORE_PARTS, la // SCORE_PART_ROWS)))
 
 
 #: Bytes per residue and slot of a library's maps (``int32`` partner, ``float32`` probability).
