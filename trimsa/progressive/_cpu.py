@@ -18,6 +18,46 @@ BOTH, A_ONLY, B_ONLY = 0, 1, 2
 
 
 @jit
+def _trace(Mp, Xp, Yp, tb, la, lb, out):
+    """The best end state of an affine alignment's last row (``Mp``, ``Xp``, ``Yp``) and
+    the traceback from it through ``tb`` (flat, ``lb + 1`` codes a row; per state the
+    predecessor state in bits 0-1, 2-3, 4-5); writes the path into ``out``, first column
+    first, and returns its length and the score."""
+    w = lb + 1
+    state = 0
+    score = Mp[lb]
+    if Xp[lb] > score:
+        score = Xp[lb]
+        state = 1
+    if Yp[lb] > score:
+        score = Yp[lb]
+        state = 2
+    n = 0
+    i = la
+    j = lb
+    while i > 0 or j > 0:
+        code = tb[i * w + j]
+        if state == 0:
+            nxt = code & 3
+            out[n] = BOTH
+            i -= 1
+            j -= 1
+        elif state == 1:
+            nxt = (code >> 2) & 3
+            out[n] = A_ONLY
+            i -= 1
+        else:
+            nxt = (code >> 4) & 3
+            out[n] = B_ONLY
+            j -= 1
+        n += 1
+        state = nxt
+    for c in range(n // 2):
+        out[c], out[n - 1 - c] = out[n - 1 - c], out[c]
+    return n, score
+
+
+@jit
 def profile_dp(GA, FB, extra, ra, rb, oa, ob, gap_open, gap_extend, out):
     """Best affine-gap alignment of two profiles; returns the path and its score.
 
@@ -165,39 +205,7 @@ def profile_dp(GA, FB, extra, ra, rb, oa, ob, gap_open, gap_extend, out):
         Mp, Mc = Mc, Mp
         Xp, Xc = Xc, Xp
         Yp, Yc = Yc, Yp
-    # final state
-    state = 0
-    score = Mp[lb]
-    if Xp[lb] > score:
-        score = Xp[lb]
-        state = 1
-    if Yp[lb] > score:
-        score = Yp[lb]
-        state = 2
-    path = np.empty(la + lb, np.int8)
-    n = 0
-    i = la
-    j = lb
-    while i > 0 or j > 0:
-        code = tb[i, j]
-        if state == 0:
-            nxt = code & 3
-            path[n] = BOTH
-            i -= 1
-            j -= 1
-        elif state == 1:
-            nxt = (code >> 2) & 3
-            path[n] = A_ONLY
-            i -= 1
-        else:
-            nxt = (code >> 4) & 3
-            path[n] = B_ONLY
-            j -= 1
-        n += 1
-        state = nxt
-    for c in range(n):
-        out[c] = path[n - 1 - c]
-    return n, score
+    return _trace(Mp, Xp, Yp, tb.ravel(), la, lb, out)
 
 
 @jit
@@ -314,36 +322,7 @@ def seq_viterbi(a, b, table, gap_open, gap_extend, term, tb, out):
         Mp, Mc = Mc, Mp
         Xp, Xc = Xc, Xp
         Yp, Yc = Yc, Yp
-    state = 0
-    score = Mp[lb]
-    if Xp[lb] > score:
-        score = Xp[lb]
-        state = 1
-    if Yp[lb] > score:
-        score = Yp[lb]
-        state = 2
-    n = 0
-    i = la
-    j = lb
-    while i > 0 or j > 0:
-        code = tb[i * w + j]
-        if state == 0:
-            nxt = code & 3
-            out[n] = BOTH
-            i -= 1
-            j -= 1
-        elif state == 1:
-            nxt = (code >> 2) & 3
-            out[n] = A_ONLY
-            i -= 1
-        else:
-            nxt = (code >> 4) & 3
-            out[n] = B_ONLY
-            j -= 1
-        n += 1
-        state = nxt
-    out[:n] = out[:n][::-1].copy()
-    return n, score
+    return _trace(Mp, Xp, Yp, tb, la, lb, out)
 
 
 @jit
