@@ -75,3 +75,94 @@ class FakeDevices:
             self.batches.append((dev, trip.copy(),
                                  plan.batch_bytes(seqs.lengths, trip, self.memory_model(seqs))))
             self.threads.add(threading.current_thread())
+
+
+class EmulatedKernels:
+    """The CUDA kernels of one ``trimsa/kernels`` file compiled as C++ for the CPU (one
+    thread after another), behind the few CuPy calls their launchers make.
+
+    The kernels' ``__global__`` functions are wrapped by C functions that loop over the
+    threads; :attr:`cupy` stands in for the module (arrays are NumPy arrays, ``empty``
+    fills them with a poison pattern so that reads of unwritten memory show). Used by
+    tests that check a kernel's logic without a GPU; needs a C++ compiler (``shutil.which``
+    is checked by the caller).
+    """
+
+    def __init__(self, kernel: str, workdir, compiler: str = "g++"):
+        import ctypes
+        import re
+        import subprocess
+        import types
+
+        from trimsa import kernels
+
+        src = kernels.source(kernel)
+        wrappers = []
+        self.names = []
+        for m in re.finditer(r'extern "C" __global__ void (\w+)\((.*?)\)\s*\{', src, re.S):
+            name, params = m.group(1), re.sub(r"//[^\n]*", "", m.group(2))
+            ps = [p.strip() for p in params.split(",")]
+            args = [re.split(r"[\s*]+", p)[-1] for p in ps]
+            wrappers.append(
+                f'extern "C" void emu_{name}(int nthreads, {", ".join(ps)}) {{ '
+                f"blockDim.x = 1; threadIdx.x = 0; for (int q = 0; q < nthreads; ++q) "
+                f"{{ blockIdx.x = q; {name}({', '.join(args)}); }} }}")
+            self.names.append(name)
+        code = ("#include <cstddef>\n#include <cmath>\nstruct dim { int x; };\n"
+                "static dim blockIdx, threadIdx, blockDim;\n#define __global__\n"
+                "#define __device__\n#define __forceinline__ inline\n#define __restrict__\n"
+                + src + "\n" + "\n".join(wrappers) + "\n")
+        cpp = workdir / f"{kernel}.cpp"
+        so = workdir / f"{kernel}.so"
+        cpp.write_text(code)
+        # as the GPU build: no contraction of multiplies and adds into fused ones
+        subprocess.run([compiler, "-O1", "-ffp-contract=off", "-fPIC", "-shared", "-o",
+                        str(so), str(cpp)], check=True, capture_output=True)
+        self.lib = ctypes.CDLL(str(so))
+        self.free = 8 << 30
+        self.cupy = self._module(types)
+
+    def function(self, name: str, threads_arg: int):
+        """A callable with CuPy's launch signature ``f(grid, block, args)``; the number of
+        threads is the kernel argument at ``threads_arg``."""
+        import ctypes
+
+        fn = getattr(self.lib, f"emu_{name}")
+
+        def conv(v):
+            if isinstance(v, np.ndarray):
+                return ctypes.c_void_p(v.ctypes.data)
+            if isinstance(v, np.int32):
+                return ctypes.c_int(int(v))
+            if isinstance(v, np.float32):
+                return ctypes.c_float(float(v))
+            if isinstance(v, (np.float64, float)):
+                return ctypes.c_double(float(v))
+            raise TypeError(f"no C type for a kernel argument of type {type(v).__name__}")
+
+        def launch(grid, block, args):
+            fn(ctypes.c_int(int(args[threads_arg])), *[conv(a) for a in args])
+
+        return launch
+
+    def _module(self, types):
+        class Array(np.ndarray):
+            def get(self):
+                return np.array(self)
+
+        def empty(shape, dtype):
+            a = np.empty(shape, dtype)
+            a.view(np.uint8).reshape(-1)[:] = 0xA5
+            return a.view(Array)
+
+        owner = self
+        cupy = types.ModuleType("cupy")
+        cupy.asarray = lambda x: np.ascontiguousarray(x).view(Array)
+        cupy.empty = empty
+        for n in ("int8", "uint8", "int32", "int64", "float32", "float64"):
+            setattr(cupy, n, getattr(np, n))
+        cupy.get_default_memory_pool = lambda: types.SimpleNamespace(free_bytes=lambda: 0)
+        cupy.cuda = types.SimpleNamespace(
+            runtime=types.SimpleNamespace(memGetInfo=lambda: (owner.free, owner.free)),
+            Device=lambda *a: types.SimpleNamespace(id=0))
+        return cupy

@@ -116,7 +116,8 @@ def test_bad_input(tmp_path, capsys, kind):
     (["run", str(INPUT), "--guide-tree", "/no/tree.nwk"], "no such file"),
     (["run", str(INPUT), "--guide-tree", str(DATA / "msa16_tree.nwk"), "--method", "nj"],
      "--method does not apply to a tree given with --guide-tree"),
-    (["run", str(INPUT), "--device", "gpu"], "no stage of this alignment has a GPU path"),
+    (["run", str(INPUT), "--device", "gpu", "--consistency", "0"],
+     "no stage of this alignment has a GPU path"),
     (["run", str(INPUT), "--tree-distances", "triplet"], "linear gaps only"),
 ])
 def test_bad_options(tmp_path, capsys, args, words):

@@ -326,14 +326,10 @@ def seq_viterbi(a, b, table, gap_open, gap_extend, term, tb, out):
 
 
 @jit
-def _pair_map(a, b, table, gap_open, gap_extend, term, tb, path):
-    """Global affine alignment of two code arrays (:func:`seq_viterbi`, workspaces ``tb``
-    and ``path``): returns ``map`` (``map[x]`` = aligned residue of b or -1), the
-    alignment's identity and its path length."""
-    la = a.size
-    lb = b.size
-    npath, _score = seq_viterbi(a, b, table, gap_open, gap_extend, term, tb, path)
-    mp = np.full(la, -1, np.int32)
+def _path_map(a, b, path, npath):
+    """The residue map of a pairwise path (``map[x]`` = the residue of ``b`` aligned with
+    residue ``x`` of ``a``, or -1) and the alignment's identity."""
+    mp = np.full(a.size, -1, np.int32)
     same = 0
     aligned = 0
     i = 0
@@ -352,7 +348,7 @@ def _pair_map(a, b, table, gap_open, gap_extend, term, tb, path):
         else:
             j += 1
     ident = same / aligned if aligned > 0 else 0.0
-    return mp, ident, npath
+    return mp, ident
 
 
 @jit
@@ -537,7 +533,12 @@ def posterior_slots(a, b, odds, delta, eps, floor, lo, hi, fM, col_ab, p_ab, col
             fYc[j] = y
             m_left = m
             y_left = y
-            top = max(top, m, x, y)
+            if m > top:
+                top = m
+            if x > top:
+                top = x
+            if y > top:
+                top = y
         if not (top > 0.0 and top < np.inf):
             return False
         r = 1.0 / top
@@ -612,6 +613,36 @@ def posterior_slots(a, b, odds, delta, eps, floor, lo, hi, fM, col_ab, p_ab, col
 
 
 @jit
+def _pair_slots(a, b, path, npath, table, posterior, band, lo, hi):
+    """What a pair of the library needs once its path is known: the residue map and the
+    identity (:func:`_path_map`), and for ``posterior`` the pair HMM (:func:`match_odds`,
+    :func:`gap_params`) and the band around the path (:func:`path_band`, written into
+    ``lo``/``hi``). Returns ``(map, identity, odds, delta, eps, band cells)``."""
+    mp, idn = _path_map(a, b, path, npath)
+    if not posterior:
+        return mp, idn, np.zeros((0, 0)), 0.0, 0.0, 0
+    odds = match_odds(table, idn)
+    delta, eps = gap_params(mp, b.size)
+    cells = path_band(path, npath, b.size, band, lo, hi)
+    return mp, idn, odds, delta, eps, cells
+
+
+@jit
+def _alignment_slots(mp, lb, maps, probs, o, r):
+    """A pair's votes from its alignment: slot 0 of each residue's rows (``o`` the first
+    of ``a``'s, ``r`` of ``b``'s) holds its partner with probability 1, or -1 / 0."""
+    for y in range(lb):
+        maps[r + y, 0] = -1
+        probs[r + y, 0] = 0.0
+    for x in range(mp.size):
+        maps[o + x, 0] = mp[x]
+        probs[o + x, 0] = 1.0 if mp[x] >= 0 else 0.0
+        if mp[x] >= 0:
+            maps[r + mp[x], 0] = x
+            probs[r + mp[x], 0] = 1.0
+
+
+@jit
 def pair_maps(codes, offsets, pairs, idx, table, gap_open, gap_extend, term, off_st, off_ts,
               maps, probs, ident, trust, has_post, posterior, floor, band):
     """The pairwise alignments of ``pairs[idx]`` (rows ``s, t``): fills ``maps`` both ways.
@@ -635,8 +666,7 @@ def pair_maps(codes, offsets, pairs, idx, table, gap_open, gap_extend, term, off
         la = offsets[pairs[p, 0] + 1] - offsets[pairs[p, 0]]
         lb = offsets[pairs[p, 1] + 1] - offsets[pairs[p, 1]]
         most_cells = max(most_cells, (la + 1) * (lb + 1))
-        wide = (la + 1) * (2 * band + 1) + lb + 1 if band >= 0 else (la + 1) * (lb + 1)
-        most_band = max(most_band, min(wide, (la + 1) * (lb + 1)))
+        most_band = max(most_band, band_cells(la, lb, band))
         longest = max(longest, la + lb)
     tb = np.empty(most_cells, np.uint8)
     fM = np.empty(most_band, np.float32)
@@ -646,33 +676,84 @@ def pair_maps(codes, offsets, pairs, idx, table, gap_open, gap_extend, term, off
         t = pairs[p, 1]
         a = codes[offsets[s]:offsets[s + 1]]
         b = codes[offsets[t]:offsets[t + 1]]
-        mp, idn, npath = _pair_map(a, b, table, gap_open, gap_extend, term, tb, path)
+        npath, _score = seq_viterbi(a, b, table, gap_open, gap_extend, term, tb, path)
         o = off_st[p]
         r = off_ts[p]
         la = a.size
         lb = b.size
+        lo = np.empty(la + 1, np.int64)
+        hi = np.empty(la + 1, np.int64)
+        mp, idn, odds, delta, eps, _cells = _pair_slots(a, b, path, npath, table, posterior,
+                                                        band, lo, hi)
+        ident[p] = idn
+        trust[p] = idn
+        if posterior and posterior_slots(a, b, odds, delta, eps, floor, lo, hi, fM,
+                                         maps[o:o + la], probs[o:o + la], maps[r:r + lb],
+                                         probs[r:r + lb]):
+            trust[p] = 1.0
+            has_post[p] = 1
+            continue
+        _alignment_slots(mp, lb, maps, probs, o, r)
+
+
+@jit
+def band_cells(la, lb, band):
+    """The most cells of the band of ``band`` columns either side of a path through the
+    ``(la + 1) x (lb + 1)`` table (:func:`path_band`; numbers, or arrays of them)."""
+    full = (la + 1) * (lb + 1)
+    if band < 0:
+        return full
+    return np.minimum((la + 1) * (2 * band + 1) + lb + 1, full)
+
+
+@jit
+def gpu_pair_inputs(codes, offsets, pairs, sel, idx, table, paths, path_off, npath,
+                    posterior, band, band_off, lo, hi, odds, delta, eps, cells, ident, trust,
+                    off_st, off_ts, maps, probs):
+    """The host's part between the GPU's alignments and its posteriors, for the pairs
+    ``sel[idx]`` of a batch (``idx``: their places in the batch; the batch's paths
+    ``paths[path_off[q]:path_off[q] + npath[q]]``): as :func:`pair_maps` after
+    :func:`seq_viterbi`. Sets ``ident`` and ``trust``; without ``posterior`` writes the
+    alignment's slots, else each pair's odds (``odds[q]``), ``delta[q]``, ``eps[q]``,
+    band (``lo``/``hi`` from ``band_off[q]``) and band cells (``cells[q]``)."""
+    for q in idx:
+        p = sel[q]
+        a = codes[offsets[pairs[p, 0]]:offsets[pairs[p, 0] + 1]]
+        b = codes[offsets[pairs[p, 1]]:offsets[pairs[p, 1] + 1]]
+        e = band_off[q] + a.size + 1
+        mp, idn, od, d, ep, c = _pair_slots(a, b, paths[path_off[q]:], npath[q], table,
+                                            posterior, band, lo[band_off[q]:e],
+                                            hi[band_off[q]:e])
         ident[p] = idn
         trust[p] = idn
         if posterior:
-            odds = match_odds(table, idn)
-            delta, eps = gap_params(mp, lb)
-            lo = np.empty(la + 1, np.int64)
-            hi = np.empty(la + 1, np.int64)
-            path_band(path, npath, lb, band, lo, hi)
-            if posterior_slots(a, b, odds, delta, eps, floor, lo, hi, fM, maps[o:o + la],
-                               probs[o:o + la], maps[r:r + lb], probs[r:r + lb]):
-                trust[p] = 1.0
-                has_post[p] = 1
-                continue
-        for y in range(lb):
-            maps[r + y, 0] = -1
-            probs[r + y, 0] = 0.0
-        for x in range(la):
-            maps[o + x, 0] = mp[x]
-            probs[o + x, 0] = 1.0 if mp[x] >= 0 else 0.0
-            if mp[x] >= 0:
-                maps[r + mp[x], 0] = x
-                probs[r + mp[x], 0] = 1.0
+            odds[q] = od
+            delta[q] = d
+            eps[q] = ep
+            cells[q] = c
+        else:
+            _alignment_slots(mp, b.size, maps, probs, off_st[p], off_ts[p])
+
+
+@jit
+def gpu_pair_outputs(codes, offsets, pairs, sel, idx, paths, path_off, npath, ok, out_off,
+                     out_cols, out_probs, off_st, trust, has_post, maps, probs):
+    """The GPU's posteriors of the pairs ``sel[idx]`` of a batch into the library (rows
+    ``out_off[q]..`` of ``out_cols``/``out_probs`` to the pair's rows from ``off_st``),
+    or, where they were not finite (``ok[q] == 0``), the alignment's slots."""
+    for q in idx:
+        p = sel[q]
+        a = codes[offsets[pairs[p, 0]]:offsets[pairs[p, 0] + 1]]
+        b = codes[offsets[pairs[p, 1]]:offsets[pairs[p, 1] + 1]]
+        n = a.size + b.size
+        if ok[q]:
+            maps[off_st[p]:off_st[p] + n] = out_cols[out_off[q]:out_off[q] + n]
+            probs[off_st[p]:off_st[p] + n] = out_probs[out_off[q]:out_off[q] + n]
+            trust[p] = 1.0
+            has_post[p] = 1
+        else:
+            mp, _idn = _path_map(a, b, paths[path_off[q]:], npath[q])
+            _alignment_slots(mp, b.size, maps, probs, off_st[p], off_st[p] + a.size)
 
 
 @jit

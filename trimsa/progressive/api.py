@@ -57,6 +57,11 @@ DEFAULT_CONSISTENCY = 48.0
 LIBRARY_CELLS = 1.2e10
 #: Largest memory of the library's residue maps (bytes).
 LIBRARY_BYTES = 2 ** 30
+#: With device ``"auto"``, the library goes to the GPU from this many DP cells on: below
+#: it all cores of a 16-core machine were faster than an H100, whose one thread per pair
+#: takes about 0.2 s for pairs of 500 residues however few they are
+#: (``eval/results/bench_library_h100.md``). The result is the same either way.
+GPU_LIBRARY_CELLS = 3e8
 #: Third sequences that vote in the extension of the library of all pairs (None = all);
 #: in the tree's library every sequence votes (its paths are few).
 MAX_WITNESSES: int | None = 32
@@ -144,8 +149,11 @@ class Aligner:
         the library aligns all pairs, else ``"kmer"``).
     device
         Where the stages with a GPU path run: ``"auto"`` (a GPU when CuPy sees
-        one), ``"cpu"`` or ``"gpu"``. Only the triplet distances have a GPU
-        path; ``"gpu"`` with any other setting is an error.
+        one; for the library, from :data:`GPU_LIBRARY_CELLS` DP cells on),
+        ``"cpu"`` or ``"gpu"``. The consistency library (its pairwise
+        alignments and posteriors, bit for bit the CPU's), the triplet
+        distances and the exact 3-way engine have a GPU path; ``"gpu"`` where
+        none of them runs is an error.
     threads
         CPU threads (0 = all cores).
     alphabet
@@ -304,13 +312,13 @@ class Aligner:
                                          scoring.gap_extend, float(self.terminal))
         source = self.distance_source(seqs)
         exact = self.exact(seqs)
-        if self.device == "gpu" and source != "triplet" and not exact:
-            raise OptionError(
-                "device 'gpu': no stage of this alignment has a GPU path (the k-mer, pairwise "
-                "or given guide tree, the pairwise library and the profile merges run on the "
-                "CPU); use tree_distances='triplet' to score triplets on the GPU, or device "
-                "'cpu' or 'auto'")
         design = self.library_design(seqs)
+        if (self.device == "gpu" and source not in ("triplet", "pairwise") and not exact
+                and design is None):
+            raise OptionError(
+                "device 'gpu': no stage of this alignment has a GPU path (without a "
+                "consistency library, the k-mer or given guide tree and the profile merges "
+                "run on the CPU); use device 'cpu' or 'auto'")
         library = None
         if design == "all" or source == "pairwise":
             library = self._library(seqs, codes, sc, threads, progress, stages)
@@ -376,20 +384,29 @@ class Aligner:
         else:
             cells = pairs_cost(seqs.lengths, pairs)[0]
         t = time.perf_counter()
+        device = self.library_device(cells)
         step = None if progress is None else (lambda done, total: progress(done, total, "library"))
         library = build_library(codes, sc.table[:-1, :-1], sc.gap_open, sc.gap_extend, sc.term,
                                 pairs=pairs, weight=float(self.consistency),
                                 witnesses=np.zeros(0, np.int64), posterior=self.posterior,
-                                threads=threads, progress=step)
+                                threads=threads, progress=step, device=device)
         what = "global affine pairwise alignments"
         if self.posterior:
             what += (f" and pair-HMM match posteriors ({library.n_posterior} pairs; the "
                      f"others' were not finite and they vote with their alignment)"
                      if library.n_posterior < library.n_pairs else
                      " and their pair-HMM match posteriors")
-        stages.append(Stage("library", f"{what}, {design}", "cpu", library.n_pairs, "pairs",
+        stages.append(Stage("library", f"{what}, {design}", device, library.n_pairs, "pairs",
                             cells, time.perf_counter() - t))
         return library
+
+    def library_device(self, cells: float) -> str:
+        """Where a library of ``cells`` DP cells is built: ``"cpu"`` or ``"gpu"``."""
+        from ..triplet.backends import resolve_device
+
+        if self.device == "auto" and cells < GPU_LIBRARY_CELLS:
+            return "cpu"
+        return resolve_device(self.device, announce=False)
 
     def _tree_library(self, seqs, codes, sc, btree, threads, progress, stages):
         """The library of the pairs drawn along ``btree``, as many per merge as the budget

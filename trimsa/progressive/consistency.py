@@ -193,7 +193,7 @@ POSTERIOR_BAND = 64
 
 def build_library(codes, table, gap_open, gap_extend, term, *, pairs=None, weight=1.0,
                   witnesses=None, posterior: bool = False, threads: int = 1,
-                  progress=None) -> Library:
+                  progress=None, device: str = "cpu") -> Library:
     """Align ``pairs`` of ``codes`` (compact code arrays; default: all pairs) and index them.
 
     ``table`` is the substitution table over the compact codes; ``gap_open``
@@ -208,7 +208,10 @@ def build_library(codes, table, gap_open, gap_extend, term, *, pairs=None, weigh
     of its path (:func:`trimsa.progressive._cpu.pair_maps`), instead of the one it is
     aligned with (a pair whose posteriors are not finite keeps its alignment's;
     :attr:`Library.n_posterior` counts the others).
-    ``progress(done, total)`` is called after every :data:`PROGRESS_PAIRS` pairs.
+    ``progress(done, total)`` is called after every :data:`PROGRESS_PAIRS` pairs (on
+    the GPU: after every batch). ``device``: ``"cpu"`` (numba, ``threads`` threads) or
+    ``"gpu"`` (the current CUDA device, :func:`trimsa.progressive._gpu.pair_maps`; the
+    same library, bit for bit).
     """
     n = len(codes)
     lengths = np.array([c.size for c in codes], np.int64)
@@ -236,15 +239,24 @@ def build_library(codes, table, gap_open, gap_extend, term, *, pairs=None, weigh
     has_post = np.zeros(P, np.uint8)
     tab = np.ascontiguousarray(table, np.float32)
     g, e, tm = np.float32(gap_open), np.float32(gap_extend), np.float32(term)
-    for lo in range(0, P, PROGRESS_PAIRS):
-        block = np.arange(lo, min(lo + PROGRESS_PAIRS, P))
-        in_threads(lambda idx: _cpu.pair_maps(flat, offsets, pairs, idx, tab, g, e, tm, off_st,
-                                              off_ts, maps, probs, ident, trust, has_post,
-                                              bool(posterior), POSTERIOR_FLOOR,
-                                              POSTERIOR_BAND),
-                   block, threads)
-        if progress is not None:
-            progress(int(block[-1]) + 1, P)
+    if device == "gpu":
+        from . import _gpu
+
+        _gpu.pair_maps(flat, offsets, pairs, tab, g, e, tm, off_st, off_ts, maps, probs, ident,
+                       trust, has_post, bool(posterior), POSTERIOR_FLOOR, POSTERIOR_BAND,
+                       threads, progress)
+    elif device == "cpu":
+        for lo in range(0, P, PROGRESS_PAIRS):
+            block = np.arange(lo, min(lo + PROGRESS_PAIRS, P))
+            in_threads(lambda idx: _cpu.pair_maps(flat, offsets, pairs, idx, tab, g, e, tm,
+                                                  off_st, off_ts, maps, probs, ident, trust,
+                                                  has_post, bool(posterior), POSTERIOR_FLOOR,
+                                                  POSTERIOR_BAND),
+                       block, threads)
+            if progress is not None:
+                progress(int(block[-1]) + 1, P)
+    else:
+        raise ValueError(f"device must be 'cpu' or 'gpu', got {device!r}")
     library = _index(offsets, pairs, off_st, off_ts, ident, trust, maps, probs, weight,
                      witnesses)
     library.n_posterior = int(has_post.sum())

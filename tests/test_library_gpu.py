@@ -1,0 +1,167 @@
+"""The consistency library's pairwise stage on the GPU (``progressive/_gpu.py``,
+``kernels/pair_library.cu``) against the CPU's: the same arrays, bit for bit.
+
+Without a GPU, the kernels' logic is checked compiled as C++ for the CPU
+(:class:`tests.fakes.EmulatedKernels`); on a GPU (``-m gpu``) the real thing.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+
+import numpy as np
+import pytest
+
+from trimsa.errors import BackendUnavailableError, OptionError
+from trimsa.progressive import Aligner, _gpu, consistency
+
+from .fakes import EmulatedKernels
+
+
+def related(rng, n, k, length, mutate, indels):
+    """``n`` code arrays over ``k`` codes: copies of one random sequence with substitutions
+    (share ``mutate``) and up to ``indels`` insertions or deletions of 1-14 residues."""
+    base = rng.integers(0, k, length)
+    out = []
+    for _ in range(n):
+        c = base.copy()
+        hit = rng.random(c.size) < mutate
+        c[hit] = rng.integers(0, k, hit.sum())
+        for _ in range(int(rng.integers(0, indels + 1))):
+            p, L = int(rng.integers(0, c.size + 1)), int(rng.integers(1, 15))
+            c = (np.concatenate([c[:p], rng.integers(0, k, L), c[p:]]) if rng.random() < 0.5
+                 else np.concatenate([c[:p], c[p + L:]]))
+        out.append((c if c.size else rng.integers(0, k, 1)).astype(np.int64))
+    return out
+
+
+def random_case(seed):
+    rng = np.random.default_rng(seed)
+    k = int(rng.choice([4, 5, 21]))
+    codes = related(rng, int(rng.integers(2, 8)), k, int(rng.integers(1, 90)),
+                    rng.uniform(0, 0.5), 3)
+    table = rng.normal(0, 2, (k, k)).round().astype(np.float32)
+    table = (table + table.T) / 2 + 3 * np.eye(k, dtype=np.float32)
+    gaps = (float(rng.choice([0.0, -3.0, -10.0])), float(rng.choice([-0.5, -1.0])),
+            float(rng.choice([0.0, 0.5, 1.0])))
+    return codes, table, gaps, bool(rng.random() < 0.8)
+
+
+def libraries(codes, table, gaps, posterior, **gpu):
+    cpu = consistency.build_library(codes, table, *gaps, posterior=posterior, threads=2)
+    dev = consistency.build_library(codes, table, *gaps, posterior=posterior, threads=2,
+                                    device="gpu", **gpu)
+    return cpu, dev
+
+
+def assert_same(cpu, dev):
+    for name in ("maps", "probs", "nbr_ident", "nbr_trust", "nbr", "nbr_map"):
+        a, b = getattr(cpu, name), getattr(dev, name)
+        assert a.dtype == b.dtype and np.array_equal(a, b), name
+    assert cpu.n_posterior == dev.n_posterior
+
+
+@pytest.fixture(scope="module")
+def emulated(tmp_path_factory):
+    compiler = shutil.which("g++") or shutil.which("c++")
+    if compiler is None:
+        pytest.skip("no C++ compiler to build the kernels for the CPU")
+    return EmulatedKernels(_gpu.KERNEL, tmp_path_factory.mktemp("emu"), compiler)
+
+
+@pytest.fixture
+def on_emulated_gpu(emulated, monkeypatch):
+    monkeypatch.setitem(sys.modules, "cupy", emulated.cupy)
+    monkeypatch.setattr(_gpu, "_functions", lambda: (emulated.function("pair_viterbi", 5),
+                                                     emulated.function("pair_posteriors", 5)))
+    return emulated
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_emulated_kernels_give_the_cpu_library(on_emulated_gpu, seed):
+    codes, table, gaps, posterior = random_case(seed)
+    # a small memory share also cuts the pairs into several batches
+    on_emulated_gpu.free = [8 << 30, 4e5][seed % 2]
+    cpu, dev = libraries(codes, table, gaps, posterior)
+    assert_same(cpu, dev)
+    if posterior and seed == 0:
+        assert dev.n_posterior > 0
+
+
+def test_pairs_whose_posteriors_fail_vote_with_their_alignment(on_emulated_gpu, monkeypatch):
+    # the posteriors kernel reports every pair not finite: each pair falls back to its
+    # alignment, as on the CPU
+    def failing(grid, block, args):
+        args[-1][:] = 0
+
+    monkeypatch.setattr(_gpu, "_functions", lambda: (
+        on_emulated_gpu.function("pair_viterbi", 5), failing))
+    codes, table, gaps, _ = random_case(5)
+    dev = consistency.build_library(codes, table, *gaps, posterior=True, device="gpu")
+    cpu = consistency.build_library(codes, table, *gaps, posterior=False)
+    assert dev.n_posterior == 0
+    assert np.array_equal(dev.maps[:, 0], cpu.maps[:, 0])
+    assert np.array_equal(dev.probs[:, 0], cpu.probs[:, 0])
+    assert (dev.maps[:, 1:] == -1).all() and (dev.probs[:, 1:] == 0).all()
+    assert np.array_equal(dev.nbr_trust, cpu.nbr_trust)
+
+
+def test_batches_fit_the_budget_and_cover_every_pair_in_order():
+    rng = np.random.default_rng(0)
+    la = np.sort(rng.integers(1, 400, 500))[::-1]
+    lb = rng.integers(1, 400, 500)
+    budget = 2e7
+    runs = list(_gpu.batches(la, lb, 64, 4, True, budget))
+    assert runs[0][0] == 0 and runs[-1][1] == la.size
+    assert all(a[1] == b[0] for a, b in zip(runs, runs[1:]))
+    for s, e in runs:
+        need = _gpu.pair_bytes(la[s:e].max(), lb[s:e].max(), 64, 4, True) * (e - s)
+        assert need <= budget
+        if e < la.size:   # one more pair would not have fitted
+            assert (_gpu.pair_bytes(la[s:e + 1].max(), lb[s:e + 1].max(), 64, 4, True)
+                    * (e + 1 - s)) > budget
+    with pytest.raises(MemoryError, match="400 x 399 residues"):
+        list(_gpu.batches(np.array([400]), np.array([399]), 64, 4, True, 1e5))
+
+
+def test_gpu_library_without_a_gpu_is_a_clear_error():
+    from trimsa.triplet import _gpu as triplet_gpu
+
+    if triplet_gpu.available() is not None:
+        pytest.skip("a GPU is visible")
+    codes, table, gaps, _ = random_case(0)
+    with pytest.raises(BackendUnavailableError, match="GPU backend unavailable"):
+        Aligner(device="gpu").align(["ACGTACGTAA", "ACGTTCGTA", "AGGTACGAA"])
+    assert Aligner(device="auto").align(["ACGTACGTAA", "ACGTTCGTA", "AGGTACGAA"]).stages
+
+
+def test_gpu_with_no_library_is_an_option_error():
+    with pytest.raises(OptionError, match="no stage of this alignment has a GPU path"):
+        Aligner(device="gpu", consistency=0).align(["ACGTACGTAA", "ACGTTCGTA", "AGGTACGAA"])
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("seed", range(30))
+def test_gpu_library_is_the_cpu_library(seed):
+    codes, table, gaps, posterior = random_case(seed)
+    assert_same(*libraries(codes, table, gaps, posterior))
+
+
+@pytest.mark.gpu
+def test_gpu_library_of_long_sequences_in_batches(monkeypatch):
+    rng = np.random.default_rng(7)
+    codes = related(rng, 12, 4, 700, 0.25, 8)
+    table = np.where(np.eye(4, dtype=bool), 2.0, -1.0).astype(np.float32)
+    monkeypatch.setattr(_gpu, "MEM_FRACTION", 1e-4)   # several batches
+    assert_same(*libraries(codes, table, (-3.0, -1.0, 0.5), True))
+
+
+@pytest.mark.gpu
+def test_run_on_the_gpu_is_the_run_on_the_cpu(data_dir):
+    inp = str(data_dir / "msa16_input.fa")
+    cpu = Aligner(device="cpu").align(inp)
+    gpu = Aligner(device="gpu").align(inp)
+    assert gpu.rows == cpu.rows
+    lib = [s for s in gpu.stages if s.name == "library"]
+    assert lib and lib[0].device == "gpu"

@@ -1,0 +1,311 @@
+// The consistency library's pairwise stage on the GPU: one thread per pair of
+// sequences.
+//
+// pair_viterbi: the global affine alignment of the pair (the recurrence, ties
+//   and traceback of trimsa/progressive/_cpu.py seq_viterbi and _trace), its
+//   path and score.
+// pair_posteriors: the match posteriors of the pair HMM in the band around that
+//   path (_cpu.posterior_slots), each residue's K most probable partners.
+//
+// Both give the CPU kernels' results bit for bit: the same operations in the
+// same order, in float32 (Viterbi) and float64 (posteriors), compiled without
+// fused multiply-adds (the launcher passes --fmad=false), as numba compiles the
+// CPU kernels.
+//
+// Layout. The T threads of a launch keep their working rows interleaved:
+// element e of thread t lies at e * T + t, so that a warp whose pairs have
+// similar lengths touches one line per access. Paths and output slots are
+// contiguous per pair.
+
+#define NEGF (-1e30f)
+// the largest finite double: v <= BIG is v < infinity for every number (false for NaN)
+#define BIG 1.7976931348623157e308
+#define AT(buf, e) (buf)[(size_t)(e) * (size_t)T + (size_t)t]
+
+// Path codes (BOTH, A_ONLY, B_ONLY of _cpu.py).
+#define P_BOTH 0
+#define P_A 1
+#define P_B 2
+
+extern "C" __global__ void pair_viterbi(
+    const unsigned char* __restrict__ codes,
+    const long long* __restrict__ a_off, const int* __restrict__ a_len,
+    const long long* __restrict__ b_off, const int* __restrict__ b_len,
+    const int T, const int W,                 // threads; row stride (>= longest b + 1)
+    const float* __restrict__ table, const int k,
+    const float go, const float ge, const float go_end,
+    float* __restrict__ rows,                 // 3 * W interleaved: M, X, Y of one row
+    unsigned char* __restrict__ tb,           // (longest a + 1) * W interleaved
+    const long long* __restrict__ path_off, signed char* __restrict__ path,
+    int* __restrict__ npath, float* __restrict__ score)
+{
+    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= T) return;
+    const unsigned char* a = codes + a_off[t];
+    const unsigned char* b = codes + b_off[t];
+    const int la = a_len[t];
+    const int lb = b_len[t];
+    float* M = rows;
+    float* X = rows + (size_t)W * T;
+    float* Y = rows + (size_t)2 * W * T;
+
+    // row 0
+    AT(M, 0) = 0.0f;
+    AT(X, 0) = NEGF;
+    AT(Y, 0) = NEGF;
+    AT(tb, 0) = 0;
+    {
+        float m_prev = 0.0f, y_prev = NEGF;
+        for (int j = 1; j <= lb; ++j) {
+            const float c = y_prev;
+            const float o = m_prev + go_end;
+            float y;
+            if (c >= o) { y = c + ge; AT(tb, j) = 2 << 4; }
+            else { y = o + ge; AT(tb, j) = 0; }
+            AT(M, j) = NEGF;
+            AT(X, j) = NEGF;
+            AT(Y, j) = y;
+            m_prev = NEGF;
+            y_prev = y;
+        }
+    }
+    for (int i = 1; i <= la; ++i) {
+        const size_t row = (size_t)i * W;
+        const float go_y = (i == la) ? go_end : go;
+        // column 0; (dm, dx, dy) keep the previous row's values of column j - 1
+        float dm = AT(M, 0), dx = AT(X, 0), dy = AT(Y, 0);
+        float x0;
+        {
+            const float c = dx;
+            const float o = dm + go_end;
+            if (c >= o) { x0 = c + ge; AT(tb, row) = 1 << 2; }
+            else { x0 = o + ge; AT(tb, row) = 0; }
+        }
+        AT(M, 0) = NEGF;
+        AT(X, 0) = x0;
+        AT(Y, 0) = NEGF;
+        const float* srow = table + (size_t)a[i - 1] * k;
+        float m_left = NEGF, x_left = x0, y_left = NEGF;
+        for (int j = 1; j <= lb; ++j) {
+            const float um = AT(M, j), ux = AT(X, j), uy = AT(Y, j);
+            float m = dm;
+            int code = 0;
+            if (dx > m) { m = dx; code = 1; }
+            if (dy > m) { m = dy; code = 2; }
+            const float m_new = m + srow[b[j - 1]];
+            const float go_x = (j == lb) ? go_end : go;
+            float best = ux;
+            int src = 1;
+            float o = um + go_x;
+            if (o > best) { best = o; src = 0; }
+            o = uy + go_x;
+            if (o > best) { best = o; src = 2; }
+            const float x_new = best + ge;
+            code |= src << 2;
+            best = y_left;
+            src = 2;
+            o = m_left + go_y;
+            if (o > best) { best = o; src = 0; }
+            o = x_left + go_y;
+            if (o > best) { best = o; src = 1; }
+            const float y_new = best + ge;
+            code |= src << 4;
+            AT(tb, row + j) = (unsigned char)code;
+            AT(M, j) = m_new;
+            AT(X, j) = x_new;
+            AT(Y, j) = y_new;
+            m_left = m_new;
+            x_left = x_new;
+            y_left = y_new;
+            dm = um;
+            dx = ux;
+            dy = uy;
+        }
+    }
+    // the best end state and the traceback (_trace)
+    int state = 0;
+    float s = AT(M, lb);
+    if (AT(X, lb) > s) { s = AT(X, lb); state = 1; }
+    if (AT(Y, lb) > s) { s = AT(Y, lb); state = 2; }
+    signed char* out = path + path_off[t];
+    int n = 0, i = la, j = lb;
+    while (i > 0 || j > 0) {
+        const int code = AT(tb, (size_t)i * W + j);
+        int nxt;
+        if (state == 0) { nxt = code & 3; out[n] = P_BOTH; --i; --j; }
+        else if (state == 1) { nxt = (code >> 2) & 3; out[n] = P_A; --i; }
+        else { nxt = (code >> 4) & 3; out[n] = P_B; --j; }
+        ++n;
+        state = nxt;
+    }
+    for (int c = 0; c < n / 2; ++c) {
+        const signed char v = out[c];
+        out[c] = out[n - 1 - c];
+        out[n - 1 - c] = v;
+    }
+    npath[t] = n;
+    score[t] = s;
+}
+
+// Insert (c, p) among the K kept slots (probabilities descending) if it ranks
+// (_cpu._keep; the slots hold float32, compared in double).
+__device__ __forceinline__ void keep(int* cols, float* probs, const int K, const int c,
+                                     const double p)
+{
+    if (p <= (double)probs[K - 1]) return;
+    int q = K - 1;
+    while (q > 0 && (double)probs[q - 1] < p) {
+        probs[q] = probs[q - 1];
+        cols[q] = cols[q - 1];
+        --q;
+    }
+    probs[q] = (float)p;
+    cols[q] = c;
+}
+
+extern "C" __global__ void pair_posteriors(
+    const unsigned char* __restrict__ codes,
+    const long long* __restrict__ a_off, const int* __restrict__ a_len,
+    const long long* __restrict__ b_off, const int* __restrict__ b_len,
+    const int T, const int W,                 // threads; row stride (>= longest b + 2)
+    const double* __restrict__ odds, const int k,   // k * k per pair
+    const double* __restrict__ delta_, const double* __restrict__ eps_, const double floor_,
+    const long long* __restrict__ band_off,   // per pair: la + 1 entries of lo and hi
+    const int* __restrict__ lo, const int* __restrict__ hi,
+    float* __restrict__ fM,                   // band cells, interleaved
+    double* __restrict__ rows,                // 6 * W interleaved
+    double* __restrict__ scale,               // (longest a + 2) interleaved
+    const int K, const long long* __restrict__ out_off,  // per pair: la + lb rows of K slots
+    int* __restrict__ out_cols, float* __restrict__ out_probs,
+    unsigned char* __restrict__ ok)
+{
+    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= T) return;
+    const unsigned char* a = codes + a_off[t];
+    const unsigned char* b = codes + b_off[t];
+    const int la = a_len[t];
+    const int lb = b_len[t];
+    const double* od = odds + (size_t)t * k * k;
+    const double delta = delta_[t];
+    const double eps = eps_[t];
+    const double mm = 1.0 - 2.0 * delta;
+    const double gm = 1.0 - eps;
+    const int* LO = lo + band_off[t];
+    const int* HI = hi + band_off[t];
+    int* ca = out_cols + out_off[t] * K;
+    float* pa = out_probs + out_off[t] * K;
+    int* cb = ca + (size_t)la * K;
+    float* pb = pa + (size_t)la * K;
+    ok[t] = 0;
+    for (int e = 0; e < (la + lb) * K; ++e) { ca[e] = -1; pa[e] = 0.0f; }
+    double* r0 = rows;
+    double* r1 = rows + (size_t)W * T;
+    double* r2 = rows + (size_t)2 * W * T;
+    double* r3 = rows + (size_t)3 * W * T;
+    double* r4 = rows + (size_t)4 * W * T;
+    double* r5 = rows + (size_t)5 * W * T;
+    for (int j = 0; j < lb + 2; ++j) {
+        AT(r0, j) = 0.0; AT(r1, j) = 0.0; AT(r2, j) = 0.0;
+        AT(r3, j) = 0.0; AT(r4, j) = 0.0; AT(r5, j) = 0.0;
+    }
+    // forward: (fMp, fXp, fYp) the previous row, (fMc, fXc, fYc) the current one
+    double *fMp = r0, *fXp = r1, *fYp = r2, *fMc = r3, *fXc = r4, *fYc = r5;
+    AT(scale, 0) = 1.0;
+    AT(fMp, 0) = 1.0;
+    AT(fM, 0) = 1.0f;
+    for (int j = 1; j <= HI[0]; ++j) {
+        AT(fYp, j) = delta * AT(fMp, j - 1) + eps * AT(fYp, j - 1);
+        AT(fM, j) = 0.0f;
+    }
+    long long start = HI[0] - LO[0] + 1;  // the band row's first cell in fM
+    for (int i = 1; i <= la; ++i) {
+        const double* oi = od + (size_t)a[i - 1] * k;
+        const int l = LO[i];
+        const int h = HI[i];
+        double top = 0.0, m_left = 0.0, y_left = 0.0;
+        for (int j = l; j <= h; ++j) {
+            double m, y;
+            if (j == 0) { m = 0.0; y = 0.0; }
+            else {
+                m = oi[b[j - 1]] * (mm * AT(fMp, j - 1) + gm * (AT(fXp, j - 1) + AT(fYp, j - 1)));
+                y = delta * m_left + eps * y_left;
+            }
+            const double x = delta * AT(fMp, j) + eps * AT(fXp, j);
+            AT(fMc, j) = m;
+            AT(fXc, j) = x;
+            AT(fYc, j) = y;
+            m_left = m;
+            y_left = y;
+            if (m > top) top = m;
+            if (x > top) top = x;
+            if (y > top) top = y;
+        }
+        if (!(top > 0.0 && top <= BIG)) return;
+        const double r = 1.0 / top;
+        AT(scale, i) = top;
+        const long long o = start - l;
+        for (int j = l; j <= h; ++j) {
+            AT(fMc, j) = AT(fMc, j) * r;
+            AT(fXc, j) = AT(fXc, j) * r;
+            AT(fYc, j) = AT(fYc, j) * r;
+            AT(fM, o + j) = (float)AT(fMc, j);
+        }
+        if (l > 0) {
+            AT(fMc, l - 1) = 0.0;
+            AT(fXc, l - 1) = 0.0;
+            AT(fYc, l - 1) = 0.0;
+        }
+        start += h - l + 1;
+        double* sw;
+        sw = fMp; fMp = fMc; fMc = sw;
+        sw = fXp; fXp = fXc; fXc = sw;
+        sw = fYp; fYp = fYc; fYc = sw;
+    }
+    const double z = AT(fMp, lb) + AT(fXp, lb) + AT(fYp, lb);
+    if (!(z > 0.0 && z <= BIG)) return;
+    // backward, rolling rows: (bMn, bXn) row i + 1 scaled by 1 / scale[i + 1], the
+    // others row i; every buffer starts from zeros again
+    for (int j = 0; j < lb + 2; ++j) {
+        AT(r0, j) = 0.0; AT(r1, j) = 0.0; AT(r2, j) = 0.0;
+        AT(r3, j) = 0.0; AT(r4, j) = 0.0;
+    }
+    double *bMn = r0, *bXn = r1, *bMc = r2, *bXc = r3, *bYc = r4;
+    const double rz = 1.0 / z;
+    for (int i = la; i > 0; --i) {
+        const double s = (i < la) ? 1.0 / AT(scale, i + 1) : 0.0;
+        const int l = LO[i];
+        const int h = HI[i];
+        AT(bMc, h + 1) = 0.0;
+        AT(bXc, h + 1) = 0.0;
+        AT(bYc, h + 1) = 0.0;
+        for (int j = h; j >= l; --j) {
+            if (i == la && j == lb) {
+                AT(bMc, j) = 1.0;
+                AT(bXc, j) = 1.0;
+                AT(bYc, j) = 1.0;
+                continue;
+            }
+            double mnext = 0.0;
+            if (i < la && j < lb) mnext = od[(size_t)a[i] * k + b[j]] * AT(bMn, j + 1) * s;
+            const double xnext = (i < la) ? AT(bXn, j) * s : 0.0;
+            const double ynext = (j < lb) ? AT(bYc, j + 1) : 0.0;
+            AT(bMc, j) = mm * mnext + delta * xnext + delta * ynext;
+            AT(bXc, j) = gm * mnext + eps * xnext;
+            AT(bYc, j) = gm * mnext + eps * ynext;
+        }
+        start -= h - l + 1;
+        const long long o = start - l;
+        for (int j = (l > 1 ? l : 1); j <= h; ++j) {
+            const double p = (double)AT(fM, o + j) * AT(bMc, j) * rz;
+            if (p >= floor_) {
+                if (!(p <= BIG)) return;
+                keep(ca + (size_t)(i - 1) * K, pa + (size_t)(i - 1) * K, K, j - 1, p);
+                keep(cb + (size_t)(j - 1) * K, pb + (size_t)(j - 1) * K, K, i - 1, p);
+            }
+        }
+        double* sw;
+        sw = bMn; bMn = bMc; bMc = sw;
+        sw = bXn; bXn = bXc; bXc = sw;
+    }
+    ok[t] = 1;
+}

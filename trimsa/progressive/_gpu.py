@@ -1,0 +1,151 @@
+"""CuPy launcher of the library's pairwise stage (``trimsa/kernels/pair_library.cu``).
+
+:func:`pair_maps` fills the library's arrays exactly as :func:`trimsa.progressive._cpu.pair_maps`
+does, bit for bit: the GPU aligns each pair (``pair_viterbi``, one thread per pair), the
+host reads the path and fits the pair HMM and the band to it
+(:func:`~trimsa.progressive._cpu.gpu_pair_inputs`, on all threads), and the GPU computes
+the banded posteriors (``pair_posteriors``). The pairs go in batches whose working memory
+fits a share of the device's free memory; longest first, so that the pairs of a warp have
+similar lengths.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._numba import in_threads
+from . import _cpu
+
+KERNEL = "pair_library.cu"
+#: NVRTC options: no fused multiply-adds, as in the CPU kernels (bit-identical results)
+OPTIONS = ("--fmad=false",)
+BLOCK = 128
+#: Share of the device's free memory (CuPy's pool included) one batch may take.
+MEM_FRACTION = 0.5
+
+
+def _functions():
+    import cupy
+
+    from .. import kernels
+
+    mod = kernels.module(KERNEL, (), OPTIONS, device=cupy.cuda.Device().id)
+    return mod.get_function("pair_viterbi"), mod.get_function("pair_posteriors")
+
+
+def pair_bytes(la, lb, band: int, slots: int, posterior: bool):
+    """Device memory of one pair of ``la`` by ``lb`` residues (numbers or arrays) in a
+    batch whose pairs are at most that long: the traceback table or the band of forward
+    values (never held at once), the working rows, the path and the output slots."""
+    la = np.asarray(la, np.int64)
+    lb = np.asarray(lb, np.int64)
+    work = (la + 1) * (lb + 1)
+    if posterior:
+        work = np.maximum(work, 4 * _cpu.band_cells(la, lb, band))
+    return work + 12 * (lb + 1) + 48 * (lb + 2) + 8 * (la + 2) + (la + lb) * (1 + 8 * slots) + 128
+
+
+def batches(la, lb, band: int, slots: int, posterior: bool, budget: float):
+    """Cut pairs (in the given order) into runs whose :func:`pair_bytes` at the run's
+    longest lengths, times its pairs, fit ``budget``; yields ``(start, stop)``. A pair
+    that does not fit alone is a :class:`MemoryError`."""
+    n = la.size
+    s = 0
+    while s < n:
+        need = pair_bytes(np.maximum.accumulate(la[s:]), np.maximum.accumulate(lb[s:]), band,
+                          slots, posterior) * np.arange(1, n - s + 1)
+        k = int(np.argmax(need > budget)) if need[-1] > budget else n - s
+        if k == 0:
+            raise MemoryError(
+                f"one pairwise alignment of {int(la[s])} x {int(lb[s])} residues needs "
+                f"{int(need[0]):.3g} bytes of GPU memory, beyond the {budget:.3g} bytes "
+                f"available to it; use device 'cpu'")
+        yield s, s + k
+        s += k
+
+
+def pair_maps(flat, offsets, pairs, table, gap_open, gap_extend, term, off_st, off_ts, maps,
+              probs, ident, trust, has_post, posterior, floor, band, threads, progress=None):
+    """:func:`trimsa.progressive._cpu.pair_maps` of every pair on the current GPU."""
+    import cupy
+
+    viterbi, post = _functions()
+    P = len(pairs)
+    if P == 0:
+        return
+    lengths = np.diff(offsets)
+    la_all = lengths[pairs[:, 0]]
+    lb_all = lengths[pairs[:, 1]]
+    order = np.lexsort((lb_all, la_all))[::-1].astype(np.int64)
+    slots = maps.shape[1]
+    k = table.shape[0]
+    d_codes = cupy.asarray(flat.astype(np.uint8))
+    d_table = cupy.asarray(np.ascontiguousarray(table, np.float32))
+    go = np.float32(gap_open)
+    ge = np.float32(gap_extend)
+    go_end = go * np.float32(term)
+    pool = cupy.get_default_memory_pool()
+    budget = MEM_FRACTION * (cupy.cuda.runtime.memGetInfo()[0] + pool.free_bytes())
+    done = 0
+    for s, e in batches(la_all[order], lb_all[order], band, slots, posterior, budget):
+        sel = np.ascontiguousarray(order[s:e])
+        T = sel.size
+        la = la_all[sel].astype(np.int32)
+        lb = lb_all[sel].astype(np.int32)
+        A, B = int(la.max()), int(lb.max())
+        path_off = np.zeros(T + 1, np.int64)
+        path_off[1:] = np.cumsum(la.astype(np.int64) + lb)
+        d_aoff = cupy.asarray(offsets[pairs[sel, 0]].astype(np.int64))
+        d_boff = cupy.asarray(offsets[pairs[sel, 1]].astype(np.int64))
+        d_la, d_lb = cupy.asarray(la), cupy.asarray(lb)
+        d_poff = cupy.asarray(path_off)
+        d_path = cupy.empty(int(path_off[-1]), cupy.int8)
+        d_npath = cupy.empty(T, cupy.int32)
+        d_score = cupy.empty(T, cupy.float32)
+        grid = ((T + BLOCK - 1) // BLOCK,)
+        W = B + 1
+        d_rows = cupy.empty(3 * W * T, cupy.float32)
+        d_tb = cupy.empty((A + 1) * W * T, cupy.uint8)
+        viterbi(grid, (BLOCK,), (d_codes, d_aoff, d_la, d_boff, d_lb, np.int32(T), np.int32(W),
+                                 d_table, np.int32(k), go, ge, go_end, d_rows, d_tb, d_poff,
+                                 d_path, d_npath, d_score))
+        del d_rows, d_tb
+        paths = d_path.get()
+        npath = d_npath.get()
+        band_off = np.zeros(T + 1, np.int64)
+        band_off[1:] = np.cumsum(la.astype(np.int64) + 1)
+        lo = np.zeros(int(band_off[-1]), np.int32)
+        hi = np.zeros(int(band_off[-1]), np.int32)
+        odds = np.zeros((T, k, k) if posterior else (0, k, k), np.float64)
+        delta = np.zeros(T, np.float64)
+        eps = np.zeros(T, np.float64)
+        cells = np.zeros(T, np.int64)
+        in_threads(lambda idx: _cpu.gpu_pair_inputs(
+            flat, offsets, pairs, sel, idx, table, paths, path_off, npath, posterior, band,
+            band_off, lo, hi, odds, delta, eps, cells, ident, trust, off_st, off_ts, maps,
+            probs), np.arange(T), threads)
+        if posterior:
+            W2 = B + 2
+            d_fM = cupy.empty(int(cells.max()) * T, cupy.float32)
+            d_rows = cupy.empty(6 * W2 * T, cupy.float64)
+            d_scale = cupy.empty((A + 2) * T, cupy.float64)
+            d_cols = cupy.empty((int(path_off[-1]), slots), cupy.int32)
+            d_probs = cupy.empty((int(path_off[-1]), slots), cupy.float32)
+            d_ok = cupy.empty(T, cupy.uint8)
+            post(grid, (BLOCK,), (d_codes, d_aoff, d_la, d_boff, d_lb, np.int32(T), np.int32(W2),
+                                  cupy.asarray(odds), np.int32(k), cupy.asarray(delta),
+                                  cupy.asarray(eps), np.float64(floor), cupy.asarray(band_off),
+                                  cupy.asarray(lo), cupy.asarray(hi), d_fM, d_rows, d_scale,
+                                  np.int32(slots), d_poff, d_cols, d_probs, d_ok))
+            del d_fM, d_rows, d_scale
+            ok = d_ok.get()
+            out_cols = d_cols.get()
+            out_probs = d_probs.get()
+            del d_cols, d_probs
+            in_threads(lambda idx: _cpu.gpu_pair_outputs(
+                flat, offsets, pairs, sel, idx, paths, path_off, npath, ok, path_off,
+                out_cols, out_probs, off_st, trust, has_post, maps, probs),
+                np.arange(T), threads)
+        done += T
+        if progress is not None:
+            progress(done, P)
