@@ -205,8 +205,9 @@ def main(argv=None) -> int:
           "",
           f"Measured {date.today().isoformat()} on {platform.node() or 'this machine'} "
           f"({os.cpu_count()} CPU cores, {platform.processor() or platform.machine()}; "
-          f"GPU: {gpu_name()}; `--device auto`: of these variants only `trimsa exact-3way` "
-          "can use a GPU, for its three sequences), `trimsa run` through the Python API with "
+          f"GPU: {gpu_name()}; `--device auto`: with a GPU, libraries of 3e8 DP cells or more "
+          "are built on it, and `trimsa exact-3way` aligns its three sequences on it), "
+          "`trimsa run` through the Python API with "
           f"{args.threads or os.cpu_count()} threads; total {time.perf_counter() - t_all:.0f} s. "
           f"Command: `{cmd.strip()}`.",
           "",
