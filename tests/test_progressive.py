@@ -617,6 +617,26 @@ def test_tree_library_is_used_beyond_the_budget_of_all_pairs():
         Aligner(library="all", pairs_per_merge=8)
 
 
+def test_the_tree_library_has_its_own_budget(monkeypatch):
+    from trimsa.progressive import api
+
+    pairs = evolve(40, 40, 5)
+    # the maps of all pairs do not fit their budget: auto takes the tree's library, whose
+    # own budget holds 128 pairs per merge
+    monkeypatch.setattr(api, "LIBRARY_BYTES", 1000)
+    lib = {s.name: s for s in align(pairs, threads=1).stages}["library"]
+    assert "up to 128 per merge" in lib.method and lib.items > 0
+    # over the tree's budget: halved to the floor, then no library, and -v says why
+    monkeypatch.setattr(api, "TREE_LIBRARY_BYTES", 1000)
+    lib = {s.name: s for s in align(pairs, threads=1).stages}["library"]
+    assert lib.items == 0 and "beyond the tree library's budget" in lib.method
+    assert Aligner().cell_budget("all") == api.LIBRARY_CELLS
+    assert Aligner().cell_budget("tree") == api.TREE_LIBRARY_CELLS
+    assert Aligner(max_library_cells=5e6).cell_budget("tree") == 5e6
+    with pytest.raises(OptionError, match="max_library_cells must be a number > 0"):
+        Aligner(max_library_cells=0)
+
+
 def test_library_votes_posterior_and_alignment(monkeypatch):
     from trimsa.progressive import consistency
 

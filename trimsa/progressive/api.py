@@ -53,10 +53,17 @@ FORMATS = {
 DEFAULT_TERMINAL = 0.5
 #: Default weight of the consistency library in the profile scores (0 = off).
 DEFAULT_CONSISTENCY = 48.0
-#: Largest pairwise alignment work (DP cells) spent on the library by default.
+#: Largest pairwise alignment work (DP cells) of the library of all pairs by default, and
+#: the largest memory of its residue maps (bytes): ``auto`` aligns all pairs while they fit
+#: both (about 250 sequences of 450 residues). Beyond, the tree's library aligned as well
+#: or better on the tune sets (N = 384: ``eval/experiments/2026-11-24-scale-library``).
 LIBRARY_CELLS = 1.2e10
-#: Largest memory of the library's residue maps (bytes).
 LIBRARY_BYTES = 2 ** 30
+#: The same for the tree's library, whose size grows with the number of sequences (about
+#: 17 pairs per sequence at 128 per merge): 2.8e10 cells and 4.4e9 bytes for 10,000
+#: sequences of 400 residues. Its peak memory is about twice its maps'.
+TREE_LIBRARY_CELLS = 1e11
+TREE_LIBRARY_BYTES = 6 * 2 ** 30
 #: With device ``"auto"``, the library goes to the GPU from this many DP cells on: below
 #: it all cores of a 16-core machine were faster than an H100, whose one thread per pair
 #: takes about 0.2 s for pairs of 500 residues however few they are
@@ -142,7 +149,7 @@ class Aligner:
         alignments of all pairs that the consistency library is built from,
         corrected for multiple substitutions by :func:`corrected_distance`;
         they cost nothing more when the library aligns all pairs, and are an
-        error when those are beyond ``max_library_cells``), ``"kmer"`` (k-mer
+        error when those are beyond the budget of all pairs), ``"kmer"`` (k-mer
         distances), ``"triplet"`` (exact 3-way alignment scores, on the GPU
         when ``device`` allows; the triplet distances take linear gaps only,
         so this needs ``gap``) or ``"auto"`` (default: ``"pairwise"`` when
@@ -179,12 +186,13 @@ class Aligner:
         merge; 0 turns it off.
     library
         Which pairs the library aligns (:data:`LIBRARY_DESIGNS`): ``"all"``
-        (every pair; an error beyond ``max_library_cells`` DP cells, about 250
-        sequences of 450 residues, or 1 GiB of residue maps), ``"tree"`` (up to
-        ``pairs_per_merge`` pairs drawn at each merge of the guide tree,
-        halved while over the budget; no library below
+        (every pair; an error beyond its budget of :data:`LIBRARY_CELLS` DP cells,
+        about 250 sequences of 450 residues, or :data:`LIBRARY_BYTES` of residue
+        maps), ``"tree"`` (up to ``pairs_per_merge`` pairs drawn at each merge of
+        the guide tree, halved while over its budget of :data:`TREE_LIBRARY_CELLS`
+        cells and :data:`TREE_LIBRARY_BYTES`; no library below
         :data:`MIN_PAIRS_PER_MERGE` per merge) or ``"auto"`` (default: all
-        pairs while they fit, else the tree's).
+        pairs while they fit their budget, else the tree's).
     pairs_per_merge
         See ``library`` (default :data:`PAIRS_PER_MERGE`).
     library_votes
@@ -196,7 +204,9 @@ class Aligner:
         alignment, each with its probability; ``"alignment"``: the residue pairs
         of the global affine alignment itself.
     max_library_cells
-        The library's budget of DP cells.
+        The library's budget of DP cells, for either design (default None:
+        :data:`LIBRARY_CELLS` for all pairs, :data:`TREE_LIBRARY_CELLS` for the
+        tree's).
     max_witnesses
         How many third sequences vote in the library's extension (spread
         evenly along the guide tree); ``None`` = all of them, ``0`` = only the
@@ -225,7 +235,7 @@ class Aligner:
     terminal: float = DEFAULT_TERMINAL
     guide_tree: object = None
     consistency: float = DEFAULT_CONSISTENCY
-    max_library_cells: float = LIBRARY_CELLS
+    max_library_cells: float | None = None
     max_witnesses: int | None | Literal["auto"] = "auto"
     library: LibraryDesign = "auto"
     pairs_per_merge: int = PAIRS_PER_MERGE
@@ -251,6 +261,11 @@ class Aligner:
             raise OptionError("pairwise guide-tree distances come from the library of all "
                               "pairs; library='tree' draws its pairs from the guide tree")
         _check_choice(self.alphabet, ("auto", "dna", "rna", "protein"), "alphabet")
+        if self.max_library_cells is not None and not (
+                isinstance(self.max_library_cells, (int, float))
+                and float(self.max_library_cells) > 0):
+            raise OptionError(f"max_library_cells must be a number > 0 or None, "
+                              f"got {self.max_library_cells!r}")
         if not isinstance(self.threads, int) or self.threads < 0:
             raise OptionError(f"threads must be an integer >= 0 (0 = all cores), got {self.threads!r}")
         resolve_gaps("dna", "progressive", gap=self.gap, gap_open=self.gap_open,
@@ -376,7 +391,7 @@ class Aligner:
                     f"{asked} all {len(seqs) * (len(seqs) - 1) // 2} pairwise alignments "
                     f"({cells:.3g} cells, {library_bytes(seqs.lengths, self.slots):.3g} bytes "
                     f"of maps), "
-                    f"beyond max_library_cells {float(self.max_library_cells):.3g} or "
+                    f"beyond the budget of {self.cell_budget('all'):.3g} cells or "
                     f"{LIBRARY_BYTES} bytes; use the kmer or triplet distances with the "
                     f"library 'auto' or 'tree'")
             pairs = all_pairs(len(seqs))
@@ -418,14 +433,14 @@ class Aligner:
         while True:
             pairs = tree_pairs(btree, per)
             cells, nbytes = pairs_cost(seqs.lengths, pairs, self.slots)
-            if cells <= float(self.max_library_cells) and nbytes <= LIBRARY_BYTES:
+            if cells <= self.cell_budget("tree") and nbytes <= TREE_LIBRARY_BYTES:
                 return self._library(seqs, codes, sc, threads, progress, stages, pairs,
                                      f"up to {per} per merge of the guide tree")
             if per // 2 < min(MIN_PAIRS_PER_MERGE, self.pairs_per_merge):
                 stages.append(Stage(
                     "library", f"none: {per} pairs per merge need {cells:.3g} cells and "
-                    f"{nbytes:.3g} bytes of maps, beyond max_library_cells "
-                    f"{float(self.max_library_cells):.3g} or {LIBRARY_BYTES} bytes", "cpu", 0,
+                    f"{nbytes:.3g} bytes of maps, beyond the tree library's budget of "
+                    f"{self.cell_budget('tree'):.3g} cells or {TREE_LIBRARY_BYTES} bytes", "cpu", 0,
                     "pairs", None, 0.0))
                 return None
             per //= 2
@@ -499,12 +514,18 @@ class Aligner:
         return rows
 
     def library_affordable(self, seqs: SequenceSet) -> bool:
-        """Whether all pairwise alignments of ``seqs`` fit ``max_library_cells`` and their
-        residue maps :data:`LIBRARY_BYTES`."""
+        """Whether all pairwise alignments of ``seqs`` fit the budget of cells
+        (:meth:`cell_budget`) and their residue maps :data:`LIBRARY_BYTES`."""
         from .consistency import library_bytes, library_cells
 
-        return (library_cells(seqs.lengths) <= float(self.max_library_cells)
+        return (library_cells(seqs.lengths) <= self.cell_budget("all")
                 and library_bytes(seqs.lengths, self.slots) <= LIBRARY_BYTES)
+
+    def cell_budget(self, design: str) -> float:
+        """DP cells the library of ``design`` (``"all"`` or ``"tree"``) may spend."""
+        if self.max_library_cells is not None:
+            return float(self.max_library_cells)
+        return LIBRARY_CELLS if design == "all" else TREE_LIBRARY_CELLS
 
     @property
     def posterior(self) -> bool:
