@@ -630,6 +630,9 @@ def test_the_tree_library_has_its_own_budget(monkeypatch):
     monkeypatch.setattr(api, "TREE_LIBRARY_BYTES", 1000)
     lib = {s.name: s for s in align(pairs, threads=1).stages}["library"]
     assert lib.items == 0 and "beyond the tree library's budget" in lib.method
+    # then no stage would use a GPU that was asked for
+    with pytest.raises(OptionError, match="no stage of this alignment has a GPU path"):
+        Aligner(device="gpu", threads=1).align(pairs)
     assert Aligner().cell_budget("all") == api.LIBRARY_CELLS
     assert Aligner().cell_budget("tree") == api.TREE_LIBRARY_CELLS
     assert Aligner(max_library_cells=5e6).cell_budget("tree") == 5e6

@@ -346,6 +346,11 @@ class Aligner:
         btree = tree.binary()
         if design == "tree":
             library = self._tree_library(seqs, codes, sc, btree, threads, progress, stages)
+            if library is None and self.device == "gpu" and source != "triplet":
+                raise OptionError(
+                    f"device 'gpu': the tree's library is not built ({stages[-1].method}), "
+                    f"so no stage of this alignment has a GPU path; use device 'cpu' or "
+                    f"'auto', or a larger budget (max_library_cells)")
         elif design is None:
             library = None
         rows = self._walk(seqs, codes, sc, btree, threads, progress, library, design, stages)
