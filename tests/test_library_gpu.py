@@ -79,10 +79,12 @@ def on_emulated_gpu(emulated, monkeypatch):
 
 
 @pytest.mark.parametrize("seed", range(12))
-def test_emulated_kernels_give_the_cpu_library(on_emulated_gpu, seed):
+def test_emulated_kernels_give_the_cpu_library(on_emulated_gpu, monkeypatch, seed):
     codes, table, gaps, posterior = random_case(seed)
     # a small memory share also cuts the pairs into several batches
     on_emulated_gpu.free = [8 << 30, 4e5][seed % 2]
+    if seed % 3 == 2:   # batches cut by the host's share instead
+        monkeypatch.setattr(_gpu, "HOST_BATCH_BYTES", 1000)
     cpu, dev = libraries(codes, table, gaps, posterior)
     assert_same(cpu, dev)
     if posterior and seed == 0:
@@ -123,6 +125,13 @@ def test_batches_fit_the_budget_and_cover_every_pair_in_order():
                     * (e + 1 - s)) > budget
     with pytest.raises(MemoryError, match="400 x 399 residues"):
         list(_gpu.batches(np.array([400]), np.array([399]), 64, 4, True, 1e5))
+    # the host's share: each run's results add up to at most its budget (one pair at least)
+    host = _gpu.host_bytes(la, lb, 4)
+    runs = list(_gpu.batches(la, lb, 64, 4, True, 1e12, host_budget=3 * host.max()))
+    assert len(runs) > 1 and runs[-1][1] == la.size
+    assert all(host[s:e].sum() <= 3 * host.max() for s, e in runs)
+    assert list(_gpu.batches(la[:2], lb[:2], 64, 4, True, 1e12, host_budget=1)) == [(0, 1),
+                                                                                      (1, 2)]
 
 
 def test_gpu_library_without_a_gpu_is_a_clear_error():

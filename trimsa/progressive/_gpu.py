@@ -22,6 +22,9 @@ OPTIONS = ("--fmad=false",)
 BLOCK = 128
 #: Share of the device's free memory (CuPy's pool included) one batch may take.
 MEM_FRACTION = 0.5
+#: Most host memory of one batch's results (partners and probabilities) before they go
+#: into the library: bounds the stage's memory beyond the library itself.
+HOST_BATCH_BYTES = 2 ** 30
 
 
 def _functions():
@@ -45,16 +48,25 @@ def pair_bytes(la, lb, band: int, slots: int, posterior: bool):
     return work + 12 * (lb + 1) + 48 * (lb + 2) + 8 * (la + 2) + (la + lb) * (1 + 8 * slots) + 128
 
 
-def batches(la, lb, band: int, slots: int, posterior: bool, budget: float):
+def host_bytes(la, lb, slots: int):
+    """Host memory of one pair's results in a batch (path, partners and probabilities)."""
+    return (np.asarray(la, np.int64) + lb) * (1 + 8 * slots)
+
+
+def batches(la, lb, band: int, slots: int, posterior: bool, budget: float,
+            host_budget: float = HOST_BATCH_BYTES):
     """Cut pairs (in the given order) into runs whose :func:`pair_bytes` at the run's
-    longest lengths, times its pairs, fit ``budget``; yields ``(start, stop)``. A pair
-    that does not fit alone is a :class:`MemoryError`."""
+    longest lengths, times its pairs, fit ``budget`` and whose :func:`host_bytes` add up
+    to at most ``host_budget`` (at least one pair a run); yields ``(start, stop)``. A pair
+    that does not fit ``budget`` alone is a :class:`MemoryError`."""
     n = la.size
     s = 0
     while s < n:
         need = pair_bytes(np.maximum.accumulate(la[s:]), np.maximum.accumulate(lb[s:]), band,
                           slots, posterior) * np.arange(1, n - s + 1)
-        k = int(np.argmax(need > budget)) if need[-1] > budget else n - s
+        over = (need > budget) | (np.cumsum(host_bytes(la[s:], lb[s:], slots)) > host_budget)
+        over[0] = need[0] > budget
+        k = int(np.argmax(over)) if over.any() else n - s
         if k == 0:
             raise MemoryError(
                 f"one pairwise alignment of {int(la[s])} x {int(lb[s])} residues needs "
@@ -87,7 +99,8 @@ def pair_maps(flat, offsets, pairs, table, gap_open, gap_extend, term, off_st, o
     pool = cupy.get_default_memory_pool()
     budget = MEM_FRACTION * (cupy.cuda.runtime.memGetInfo()[0] + pool.free_bytes())
     done = 0
-    for s, e in batches(la_all[order], lb_all[order], band, slots, posterior, budget):
+    for s, e in batches(la_all[order], lb_all[order], band, slots, posterior, budget,
+                        HOST_BATCH_BYTES):
         sel = np.ascontiguousarray(order[s:e])
         T = sel.size
         la = la_all[sel].astype(np.int32)
