@@ -766,6 +766,71 @@ def _in(sorted_ids, v):
 
 
 @jit
+def entry_bound(s, nbr_ptr, nbr, is_witness):
+    """Most support entries :func:`support_entries` can give sequence ``s``."""
+    m = 0
+    for k in range(nbr_ptr[s], nbr_ptr[s + 1]):
+        u = nbr[k]
+        m += 1
+        if is_witness[u]:
+            m += nbr_ptr[u + 1] - nbr_ptr[u]
+    return m
+
+
+@jit
+def support_entries(s, mem_b, nbr_ptr, nbr, nbr_map, nbr_trust, w, is_witness, count, z_norm,
+                    e_o1, e_o2, e_t, e_w):
+    """The library's votes for the pairs of residues of ``s`` (in A) and of the sequences
+    of B (``mem_b`` sorted), as entries in the order they are added: for each alignment of
+    ``s`` with a ``u``, the direct vote if ``u`` is in B (``e_o2`` -1), then, if ``u`` is a
+    witness, the path through ``u`` to each ``t`` of B that ``u`` is aligned with.
+    ``e_o1``/``e_o2`` are where the maps of ``s`` -> ``u`` and ``u`` -> ``t`` start, ``e_t``
+    the target sequence, ``e_w`` the vote's weight (``float32``): the pair's trust (the
+    smaller along a path) times ``w[s] * w[t]`` over the alignments and paths joining
+    ``s`` and ``t``. Adds ``w[s] * w[t]`` to ``z_norm`` for every ``t`` of B that has any
+    (``count``: zeros of ``len(mem_b)``, left zero). Returns the number of entries and
+    ``z_norm``."""
+    for k in range(nbr_ptr[s], nbr_ptr[s + 1]):
+        u = nbr[k]
+        j = _in(mem_b, u)
+        if j >= 0:
+            count[j] += 1.0
+        if is_witness[u]:
+            for k2 in range(nbr_ptr[u], nbr_ptr[u + 1]):
+                j = _in(mem_b, nbr[k2])
+                if j >= 0:
+                    count[j] += 1.0
+    for j in range(mem_b.size):
+        if count[j] > 0:
+            z_norm += w[s] * w[mem_b[j]]
+    ne = 0
+    for k in range(nbr_ptr[s], nbr_ptr[s + 1]):
+        u = nbr[k]
+        o1 = nbr_map[k]
+        j = _in(mem_b, u)
+        if j >= 0:
+            e_o1[ne] = o1
+            e_o2[ne] = -1
+            e_t[ne] = u
+            e_w[ne] = np.float32(nbr_trust[k] * w[s] * w[u] / count[j])
+            ne += 1
+        if not is_witness[u]:
+            continue
+        for k2 in range(nbr_ptr[u], nbr_ptr[u + 1]):
+            t = nbr[k2]
+            j = _in(mem_b, t)
+            if j < 0:
+                continue
+            e_o1[ne] = o1
+            e_o2[ne] = nbr_map[k2]
+            e_t[ne] = t
+            e_w[ne] = np.float32(min(nbr_trust[k], nbr_trust[k2]) * w[s] * w[t] / count[j])
+            ne += 1
+    count[:] = 0.0
+    return ne, z_norm
+
+
+@jit
 def consistency_scores(mem_a, mem_b, pos, offsets, nbr_ptr, nbr, nbr_map, nbr_trust, maps, probs,
                        w, is_witness, C, c0, c1):
     """Weighted support of the pairwise library for each pair of profile columns.
@@ -779,44 +844,40 @@ def consistency_scores(mem_a, mem_b, pos, offsets, nbr_ptr, nbr, nbr_map, nbr_tr
     vote from the alignment of ``s`` and ``t`` when the library holds it (its
     weight times the probability that it aligns ``x`` to ``y``) and one through
     every witness ``u`` whose alignments with ``s`` and ``t`` it holds (the smaller
-    weight times the probabilities of ``x~z`` and ``z~y``, summed over ``z``). Each
-    pair's votes are averaged over its alignments and paths, weighted by
-    ``w[s] * w[t]``, and the sum is normalised by the weights of the pairs that have
-    any. Added into rows ``c0 <= i < c1`` of ``C`` (``float32 (LA, LB)``, zeroed by the
-    caller; the rows of A's columns ``c0..c1 - 1``, so that calls for disjoint rows can
-    run at once) before that normalisation; returns the normaliser (the caller
-    divides). Each cell receives its votes in the same order whatever the rows.
+    weight times the probabilities of ``x~z`` and ``z~y``, summed over ``z``): the
+    entries of :func:`support_entries`. Each pair's votes are averaged over its
+    alignments and paths, weighted by ``w[s] * w[t]``, and the sum is normalised by
+    the weights of the pairs that have any. Added into rows ``c0 <= i < c1`` of ``C``
+    (``float32 (LA, LB)``, zeroed by the caller; the rows of A's columns
+    ``c0..c1 - 1``, so that calls for disjoint rows can run at once) before that
+    normalisation; returns the normaliser (the caller divides). Each cell receives its
+    votes in the same order whatever the rows: sequence ``s`` of A, then its entries,
+    then the partners of the entry.
     """
     count = np.zeros(mem_b.size, np.float64)
     kk = maps.shape[1]
     z_norm = 0.0
+    most = 1
+    for s in mem_a:
+        most = max(most, entry_bound(s, nbr_ptr, nbr, is_witness))
+    e_o1 = np.empty(most, np.int64)
+    e_o2 = np.empty(most, np.int64)
+    e_t = np.empty(most, np.int64)
+    e_w = np.empty(most, np.float32)
     for s in mem_a:
         ps = offsets[s]
         # the residues of s in the rows (a sequence's columns grow along it)
         row = pos[ps:offsets[s + 1]]
         x0 = np.searchsorted(row, c0)
         x1 = np.searchsorted(row, c1)
-        # how many alignments and paths join s to each t of B
-        for k in range(nbr_ptr[s], nbr_ptr[s + 1]):
-            u = nbr[k]
-            j = _in(mem_b, u)
-            if j >= 0:
-                count[j] += 1.0
-            if is_witness[u]:
-                for k2 in range(nbr_ptr[u], nbr_ptr[u + 1]):
-                    j = _in(mem_b, nbr[k2])
-                    if j >= 0:
-                        count[j] += 1.0
-        for j in range(mem_b.size):
-            if count[j] > 0:
-                z_norm += w[s] * w[mem_b[j]]
-        for k in range(nbr_ptr[s], nbr_ptr[s + 1]):
-            u = nbr[k]
-            o1 = nbr_map[k]
-            j = _in(mem_b, u)
-            if j >= 0:
-                pt = offsets[u]
-                d = np.float32(nbr_trust[k] * w[s] * w[u] / count[j])
+        ne, z_norm = support_entries(s, mem_b, nbr_ptr, nbr, nbr_map, nbr_trust, w, is_witness,
+                                     count, z_norm, e_o1, e_o2, e_t, e_w)
+        for e in range(ne):
+            o1 = e_o1[e]
+            o2 = e_o2[e]
+            pt = offsets[e_t[e]]
+            d = e_w[e]
+            if o2 < 0:
                 for x in range(x0, x1):
                     cx = pos[ps + x]
                     for q in range(kk):
@@ -824,29 +885,19 @@ def consistency_scores(mem_a, mem_b, pos, offsets, nbr_ptr, nbr, nbr_map, nbr_tr
                         if y < 0:
                             break
                         C[cx, pos[pt + y]] += d * probs[o1 + x, q]
-            if not is_witness[u]:
                 continue
-            for k2 in range(nbr_ptr[u], nbr_ptr[u + 1]):
-                t = nbr[k2]
-                j = _in(mem_b, t)
-                if j < 0:
-                    continue
-                pt = offsets[t]
-                o2 = nbr_map[k2]
-                e = np.float32(min(nbr_trust[k], nbr_trust[k2]) * w[s] * w[t] / count[j])
-                for x in range(x0, x1):
-                    cx = pos[ps + x]
-                    for q in range(kk):
-                        z = maps[o1 + x, q]
-                        if z < 0:
+            for x in range(x0, x1):
+                cx = pos[ps + x]
+                for q in range(kk):
+                    z = maps[o1 + x, q]
+                    if z < 0:
+                        break
+                    ez = d * probs[o1 + x, q]
+                    for q2 in range(kk):
+                        y = maps[o2 + z, q2]
+                        if y < 0:
                             break
-                        ez = e * probs[o1 + x, q]
-                        for q2 in range(kk):
-                            y = maps[o2 + z, q2]
-                            if y < 0:
-                                break
-                            C[cx, pos[pt + y]] += ez * probs[o2 + z, q2]
-        count[:] = 0.0
+                        C[cx, pos[pt + y]] += ez * probs[o2 + z, q2]
     return z_norm
 
 
