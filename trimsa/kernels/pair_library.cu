@@ -309,3 +309,64 @@ extern "C" __global__ void pair_posteriors(
     }
     ok[t] = 1;
 }
+
+// consistency_rows: the library's support of one merge, one thread per row (column cx
+// of A). The host lists, per sequence of A in order, its votes as entries (the
+// alignment maps to follow and the vote's weight: _cpu.support_entries); the thread of
+// row cx finds the residue of each sequence at column cx and adds its entries' votes
+// into row cx of C, in the order of _cpu.consistency_scores, so each cell receives the
+// same float32 products and sums as on the CPU. Positions are compacted to the
+// members of the merge: cpos[a_off[a] + x] is the column of residue x of A's a-th
+// sequence, cpos[e_pt[e] + y] the column of residue y of the entry's target in B.
+extern "C" __global__ void consistency_rows(
+    const int LA, const int LB, const int na,
+    const long long* __restrict__ a_off, const int* __restrict__ a_len,
+    const long long* __restrict__ ent_ptr,
+    const long long* __restrict__ e_o1, const long long* __restrict__ e_o2,
+    const long long* __restrict__ e_pt, const float* __restrict__ e_w,
+    const int* __restrict__ cpos, const int K,
+    const int* __restrict__ maps, const float* __restrict__ probs,
+    float* __restrict__ C)
+{
+    const int cx = blockIdx.x * blockDim.x + threadIdx.x;
+    if (cx >= LA) return;
+    float* crow = C + (size_t)cx * LB;
+    for (int a = 0; a < na; ++a) {
+        const int* row = cpos + a_off[a];
+        int lo = 0, hi = a_len[a];
+        while (lo < hi) {
+            const int mid = (lo + hi) >> 1;
+            if (row[mid] < cx) lo = mid + 1; else hi = mid;
+        }
+        if (lo >= a_len[a] || row[lo] != cx) continue;
+        const long long x = lo;
+        for (long long e = ent_ptr[a]; e < ent_ptr[a + 1]; ++e) {
+            const long long o1 = e_o1[e];
+            const long long o2 = e_o2[e];
+            const int* tp = cpos + e_pt[e];
+            const float d = e_w[e];
+            const int* m1 = maps + (o1 + x) * K;
+            const float* p1 = probs + (o1 + x) * K;
+            if (o2 < 0) {
+                for (int q = 0; q < K; ++q) {
+                    const int y = m1[q];
+                    if (y < 0) break;
+                    crow[tp[y]] += d * p1[q];
+                }
+                continue;
+            }
+            for (int q = 0; q < K; ++q) {
+                const int z = m1[q];
+                if (z < 0) break;
+                const float ez = d * p1[q];
+                const int* m2 = maps + (o2 + z) * K;
+                const float* p2 = probs + (o2 + z) * K;
+                for (int q2 = 0; q2 < K; ++q2) {
+                    const int y = m2[q2];
+                    if (y < 0) break;
+                    crow[tp[y]] += ez * p2[q2];
+                }
+            }
+        }
+    }
+}
