@@ -75,7 +75,6 @@ def on_emulated_gpu(emulated, monkeypatch):
     monkeypatch.setitem(sys.modules, "cupy", emulated.cupy)
     monkeypatch.setattr(_gpu, "_functions", lambda: (emulated.function("pair_viterbi", 5),
                                                      emulated.function("pair_posteriors", 5)))
-    monkeypatch.setattr(_gpu, "_rows_function", lambda: emulated.function("consistency_rows", 0))
     return emulated
 
 
@@ -90,49 +89,6 @@ def test_emulated_kernels_give_the_cpu_library(on_emulated_gpu, monkeypatch, see
     assert_same(cpu, dev)
     if posterior and seed == 0:
         assert dev.n_posterior > 0
-
-
-@pytest.mark.parametrize("seed", range(8))
-def test_emulated_merge_support_is_the_cpu_support(on_emulated_gpu, monkeypatch, seed):
-    monkeypatch.setattr(consistency, "GPU_MERGE_PAIRS", 1)
-    codes, table, gaps, posterior = random_case(100 + seed)
-    rng = np.random.default_rng(seed)
-    cpu = consistency.build_library(codes, table, *gaps, posterior=posterior)
-    dev = consistency.build_library(codes, table, *gaps, posterior=posterior)
-    dev.device = "gpu"
-    n = len(codes)
-    witnesses = np.arange(n) if seed % 2 else rng.permutation(n)[:n // 2]
-    for lib in (cpu, dev):
-        lib.set_witnesses(witnesses)
-    order = rng.permutation(n)
-    cut = int(rng.integers(1, n))
-    mem_a, mem_b = order[:cut], order[cut:]
-    la = max(codes[s].size for s in mem_a)
-    lb = max(codes[s].size for s in mem_b)
-    w = rng.uniform(0.5, 2.0, n)
-    got = dev.scores(la, lb, mem_a, mem_b, w)
-    want = cpu.scores(la, lb, mem_a, mem_b, w, threads=2)
-    assert got.dtype == want.dtype and np.array_equal(got, want)
-    assert want.any() or not cpu.n_pairs
-
-
-def test_emulated_gpu_run_is_the_cpu_run(on_emulated_gpu, monkeypatch):
-    from trimsa.progressive import api
-    from trimsa.triplet import _gpu as triplet_gpu
-
-    monkeypatch.setattr(triplet_gpu, "available", lambda: "emulated")
-    monkeypatch.setattr(triplet_gpu, "require", lambda: "emulated")
-    monkeypatch.setattr(consistency, "GPU_MERGE_PAIRS", 2)
-    rng = np.random.default_rng(4)
-    seqs = ["".join("ACGT"[c] for c in x) for x in related(rng, 9, 4, 70, 0.2, 3)]
-    cpu = Aligner(device="cpu", threads=2).align(seqs)
-    gpu = Aligner(device="gpu", threads=2).align(seqs)
-    assert gpu.rows == cpu.rows
-    assert [s.device for s in gpu.stages if s.name == "library"] == ["gpu"]
-    # the tree's library (every sequence a witness) as well
-    cpu = Aligner(device="cpu", threads=2, library="tree", pairs_per_merge=4).align(seqs)
-    gpu = Aligner(device="gpu", threads=2, library="tree", pairs_per_merge=4).align(seqs)
-    assert gpu.rows == cpu.rows
 
 
 def test_pairs_whose_posteriors_fail_vote_with_their_alignment(on_emulated_gpu, monkeypatch):

@@ -902,45 +902,6 @@ def consistency_scores(mem_a, mem_b, pos, offsets, nbr_ptr, nbr, nbr_map, nbr_tr
 
 
 @jit
-def merge_entries(mem_a, mem_b, nbr_ptr, nbr, nbr_map, nbr_trust, w, is_witness):
-    """:func:`support_entries` of every sequence of A, one after the other: returns
-    ``(ent_ptr, e_o1, e_o2, e_t, e_w, z_norm)``, the entries of ``mem_a[a]`` at
-    ``ent_ptr[a]:ent_ptr[a + 1]``, and the normaliser as :func:`consistency_scores`
-    sums it."""
-    na = mem_a.size
-    total = 0
-    for s in mem_a:
-        total += entry_bound(s, nbr_ptr, nbr, is_witness)
-    e_o1 = np.empty(total, np.int64)
-    e_o2 = np.empty(total, np.int64)
-    e_t = np.empty(total, np.int64)
-    e_w = np.empty(total, np.float32)
-    ent_ptr = np.zeros(na + 1, np.int64)
-    count = np.zeros(mem_b.size, np.float64)
-    z_norm = 0.0
-    for a in range(na):
-        o = ent_ptr[a]
-        ne, z_norm = support_entries(mem_a[a], mem_b, nbr_ptr, nbr, nbr_map, nbr_trust, w,
-                                     is_witness, count, z_norm, e_o1[o:], e_o2[o:], e_t[o:],
-                                     e_w[o:])
-        ent_ptr[a + 1] = o + ne
-    n = ent_ptr[na]
-    return ent_ptr, e_o1[:n], e_o2[:n], e_t[:n], e_w[:n], z_norm
-
-
-@jit
-def gather_positions(pos, offsets, members, start, out):
-    """The columns of the residues of ``members``, one after the other, into ``out``
-    (``int32``); ``start[s]`` receives where sequence ``s``'s start."""
-    o = 0
-    for s in members:
-        start[s] = o
-        for q in range(offsets[s], offsets[s + 1]):
-            out[o] = pos[q]
-            o += 1
-
-
-@jit
 def update_positions(pos, offsets, members, m):
     """Move the members' residue columns through the merge map ``m``."""
     for s in members:

@@ -11,8 +11,6 @@ similar lengths.
 
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 
 from .._numba import in_threads
@@ -29,21 +27,13 @@ MEM_FRACTION = 0.5
 HOST_BATCH_BYTES = 2 ** 30
 
 
-def _module():
+def _functions():
     import cupy
 
     from .. import kernels
 
-    return kernels.module(KERNEL, (), OPTIONS, device=cupy.cuda.Device().id)
-
-
-def _functions():
-    mod = _module()
+    mod = kernels.module(KERNEL, (), OPTIONS, device=cupy.cuda.Device().id)
     return mod.get_function("pair_viterbi"), mod.get_function("pair_posteriors")
-
-
-def _rows_function():
-    return _module().get_function("consistency_rows")
 
 
 def pair_bytes(la, lb, band: int, slots: int, posterior: bool):
@@ -172,46 +162,3 @@ def pair_maps(flat, offsets, pairs, table, gap_open, gap_extend, term, off_st, o
         done += T
         if progress is not None:
             progress(done, P)
-
-
-def consistency_scores(library, la: int, lb: int, mem_a, mem_b, w):
-    """The library's support of one merge on the current GPU: the ``(la, lb)`` matrix
-    :meth:`trimsa.progressive.consistency.Library.scores` gives, bit for bit (its rows
-    are independent: one thread a row, ``consistency_rows``), and the normaliser. The
-    library's maps and probabilities go to the GPU once (:meth:`device_maps`)."""
-    import cupy
-
-    entries = _cpu.merge_entries(mem_a, mem_b, library.nbr_ptr, library.nbr, library.nbr_map,
-                                 library.nbr_trust, w, library.is_witness)
-    ent_ptr, e_o1, e_o2, e_t, e_w, z_norm = entries
-    members = np.concatenate([mem_a, mem_b])
-    lengths = np.diff(library.offsets)
-    start = np.zeros(library.n, np.int64)
-    cpos = np.empty(int(lengths[members].sum()), np.int32)
-    _cpu.gather_positions(library.pos, library.offsets, members, start, cpos)
-    d_maps, d_probs = device_maps(library)
-    d_C = cupy.zeros((la, lb), cupy.float32)
-    if ent_ptr[-1] > 0:
-        fn = _rows_function()
-        fn(((la + BLOCK - 1) // BLOCK,), (BLOCK,), (
-            np.int32(la), np.int32(lb), np.int32(mem_a.size), cupy.asarray(start[mem_a]),
-            cupy.asarray(lengths[mem_a].astype(np.int32)), cupy.asarray(ent_ptr),
-            cupy.asarray(e_o1), cupy.asarray(e_o2), cupy.asarray(start[e_t]),
-            cupy.asarray(e_w), cupy.asarray(cpos), np.int32(library.maps.shape[1]), d_maps,
-            d_probs, d_C))
-    return d_C.get(), z_norm
-
-
-def device_maps(library):
-    """The library's ``maps`` and ``probs`` on the current GPU (copied once, kept)."""
-    import cupy
-
-    dev = cupy.cuda.Device().id
-    with _MAPS_LOCK:
-        cache = library.__dict__.setdefault("_device_maps", {})
-        if dev not in cache:
-            cache[dev] = (cupy.asarray(library.maps), cupy.asarray(library.probs))
-        return cache[dev]
-
-
-_MAPS_LOCK = threading.Lock()

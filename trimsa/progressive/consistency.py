@@ -48,7 +48,6 @@ class Library:
     witnesses: np.ndarray  # third sequences that vote (int64)
     is_witness: np.ndarray  # int64 0/1 per sequence
     n_posterior: int = 0  # pairs that vote with posteriors, not with their alignment
-    device: str = "cpu"  # where the merges' support is computed ("gpu": see scores)
 
     @property
     def n(self) -> int:
@@ -95,19 +94,9 @@ class Library:
         :func:`trimsa.progressive._cpu.consistency_scores`), its rows (A's columns) split
         into :func:`score_parts` bands filled on ``threads`` threads. Every cell gets its
         votes in the same order however the rows are split: the result does not depend
-        on ``threads``. A library on the GPU (:attr:`device`) computes the support of
-        merges of at least :data:`GPU_MERGE_PAIRS` pairs of sequences there
-        (:func:`trimsa.progressive._gpu.consistency_scores`, one thread a row), the same
-        matrix bit for bit."""
+        on ``threads``."""
         mem_a = np.asarray(mem_a, np.int64)
         mem_b = np.sort(np.asarray(mem_b, np.int64))
-        if self.device == "gpu" and mem_a.size * mem_b.size >= GPU_MERGE_PAIRS:
-            from . import _gpu
-
-            C, z = _gpu.consistency_scores(self, la, lb, mem_a, mem_b, w)
-            if z > 0:
-                C *= np.float32(1.0 / z)
-            return C
         C = np.zeros((la, lb), np.float32)
         parts = score_parts(mem_a.size, mem_b.size, la)
         edges = np.linspace(0, la, parts + 1).round().astype(np.int64)
@@ -136,9 +125,6 @@ class Library:
         self.is_witness[self.witnesses] = 1
 
 
-#: Fewest pairs of sequences (``|A| * |B|``) whose merge support a library on the GPU
-#: computes there; smaller merges stay on the CPU (the same result).
-GPU_MERGE_PAIRS = 64
 #: Most bands of rows the support of one merge is split into, the fewest pairs of
 #: sequences (``|A| * |B|``) worth splitting, and the fewest rows per band.
 SCORE_PARTS = 16
@@ -225,8 +211,7 @@ def build_library(codes, table, gap_open, gap_extend, term, *, pairs=None, weigh
     ``progress(done, total)`` is called after every :data:`PROGRESS_PAIRS` pairs (on
     the GPU: after every batch). ``device``: ``"cpu"`` (numba, ``threads`` threads) or
     ``"gpu"`` (the current CUDA device, :func:`trimsa.progressive._gpu.pair_maps`; the
-    same library, bit for bit; the merges' support is then computed there too, see
-    :meth:`Library.scores`).
+    same library, bit for bit).
     """
     n = len(codes)
     lengths = np.array([c.size for c in codes], np.int64)
@@ -275,7 +260,6 @@ def build_library(codes, table, gap_open, gap_extend, term, *, pairs=None, weigh
     library = _index(offsets, pairs, off_st, off_ts, ident, trust, maps, probs, weight,
                      witnesses)
     library.n_posterior = int(has_post.sum())
-    library.device = device
     return library
 
 
