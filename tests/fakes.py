@@ -109,7 +109,7 @@ class EmulatedKernels:
                 f"{{ blockIdx.x = q; {name}({', '.join(args)}); }} }}")
             self.names.append(name)
         code = ("#include <cstddef>\n#include <cmath>\nstruct dim { int x; };\n"
-                "static dim blockIdx, threadIdx, blockDim;\n#define __global__\n"
+                "static thread_local dim blockIdx, threadIdx, blockDim;\n#define __global__\n"
                 "#define __device__\n#define __forceinline__ inline\n#define __restrict__\n"
                 + src + "\n" + "\n".join(wrappers) + "\n")
         cpp = workdir / f"{kernel}.cpp"
@@ -120,6 +120,7 @@ class EmulatedKernels:
                         str(so), str(cpp)], check=True, capture_output=True)
         self.lib = ctypes.CDLL(str(so))
         self.free = 8 << 30
+        self.devices = 1   # how many GPUs the stand-in shows
         self.cupy = self._module(types)
 
     def function(self, name: str, threads_arg: int):
@@ -162,7 +163,18 @@ class EmulatedKernels:
         for n in ("int8", "uint8", "int32", "int64", "float32", "float64"):
             setattr(cupy, n, getattr(np, n))
         cupy.get_default_memory_pool = lambda: types.SimpleNamespace(free_bytes=lambda: 0)
+        class Device:
+            def __init__(self, i=None):
+                self.id = 0 if i is None else int(i)
+
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc):
+                return False
+
         cupy.cuda = types.SimpleNamespace(
-            runtime=types.SimpleNamespace(memGetInfo=lambda: (owner.free, owner.free)),
-            Device=lambda *a: types.SimpleNamespace(id=0))
+            runtime=types.SimpleNamespace(memGetInfo=lambda: (owner.free, owner.free),
+                                          getDeviceCount=lambda: owner.devices),
+            Device=Device)
         return cupy

@@ -91,6 +91,31 @@ def test_emulated_kernels_give_the_cpu_library(on_emulated_gpu, monkeypatch, see
         assert dev.n_posterior > 0
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_emulated_library_on_two_gpus_is_the_one_gpu_library(on_emulated_gpu, seed):
+    codes, table, gaps, posterior = random_case(200 + seed)
+    on_emulated_gpu.devices = 2
+    seen = []
+    one = consistency.build_library(codes, table, *gaps, posterior=posterior, device="gpu",
+                                    gpus=[0], threads=2)
+    two = consistency.build_library(codes, table, *gaps, posterior=posterior, device="gpu",
+                                    gpus=[0, 1], threads=2,
+                                    progress=lambda done, total: seen.append((done, total)))
+    assert_same(one, two)
+    assert seen[-1] == (two.n_pairs, two.n_pairs) and seen == sorted(seen)
+    with pytest.raises(OptionError, match="GPU 2 does not exist"):
+        consistency.build_library(codes, table, *gaps, device="gpu", gpus=[2])
+
+
+def test_gpus_option_is_checked():
+    with pytest.raises(OptionError, match="not 'cpu'"):
+        Aligner(device="cpu", gpus=[0])
+    with pytest.raises(OptionError, match="distinct device numbers"):
+        Aligner(gpus=[0, 0])
+    with pytest.raises(OptionError, match="only the library takes a list of GPUs"):
+        Aligner(gpus=[0], consistency=0).align(["ACGTACGTAA", "ACGTTCGTA", "AGGTACGAA"])
+
+
 def test_pairs_whose_posteriors_fail_vote_with_their_alignment(on_emulated_gpu, monkeypatch):
     # the posteriors kernel reports every pair not finite: each pair falls back to its
     # alignment, as on the CPU
@@ -164,6 +189,22 @@ def test_gpu_library_of_long_sequences_in_batches(monkeypatch):
     table = np.where(np.eye(4, dtype=bool), 2.0, -1.0).astype(np.float32)
     monkeypatch.setattr(_gpu, "MEM_FRACTION", 1e-4)   # several batches
     assert_same(*libraries(codes, table, (-3.0, -1.0, 0.5), True))
+
+
+@pytest.mark.gpu
+def test_gpu_library_on_every_visible_gpu_is_the_one_gpu_library():
+    import cupy
+
+    if cupy.cuda.runtime.getDeviceCount() < 2:
+        pytest.skip("one GPU visible")
+    rng = np.random.default_rng(9)
+    codes = related(rng, 40, 4, 300, 0.2, 4)
+    table = np.where(np.eye(4, dtype=bool), 2.0, -1.0).astype(np.float32)
+    one = consistency.build_library(codes, table, -3.0, -1.0, 0.5, posterior=True,
+                                    device="gpu", gpus=[0])
+    every = consistency.build_library(codes, table, -3.0, -1.0, 0.5, posterior=True,
+                                      device="gpu")
+    assert_same(one, every)
 
 
 @pytest.mark.gpu

@@ -37,6 +37,10 @@ def register(subparsers) -> None:
                         "--gap) or auto (default: pairwise when the library aligns all pairs, "
                         "about 250 sequences of 450 residues at most, else kmer)")
     add_device_options(p)
+    p.add_argument("--gpus", default=None, metavar="LIST",
+                   help="the GPUs the consistency library is built on when it goes to the GPU, "
+                        "e.g. 0,1 (default: every visible GPU; the result does not depend on "
+                        "them)")
     add_scoring_options(p, "progressive")
     p.add_argument("--consistency", type=float, default=None, metavar="W",
                    help="weight of the pairwise consistency library in the profile scores "
@@ -71,7 +75,8 @@ def handler(args) -> int:
                                 ("--tree-distances", args.tree_distances)) if v is not None]
         if given:
             raise OptionError(f"{given[0]} does not apply to a tree given with --guide-tree")
-    options = {k: v for k, v in (("method", args.method), ("tree_distances", args.tree_distances),
+    options = {k: v for k, v in (("gpus", args.gpus), ("method", args.method),
+                                 ("tree_distances", args.tree_distances),
                                  ("consistency", args.consistency), ("library", args.library),
                                  ("pairs_per_merge", args.pairs_per_merge),
                                  ("library_votes", args.library_votes)) if v is not None}

@@ -11,6 +11,8 @@ similar lengths.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from .._numba import in_threads
@@ -77,11 +79,16 @@ def batches(la, lb, band: int, slots: int, posterior: bool, budget: float,
 
 
 def pair_maps(flat, offsets, pairs, table, gap_open, gap_extend, term, off_st, off_ts, maps,
-              probs, ident, trust, has_post, posterior, floor, band, threads, progress=None):
-    """:func:`trimsa.progressive._cpu.pair_maps` of every pair on the current GPU."""
+              probs, ident, trust, has_post, posterior, floor, band, threads, progress=None,
+              gpus=None):
+    """:func:`trimsa.progressive._cpu.pair_maps` of every pair on the GPUs ``gpus``
+    (device numbers; None: every visible one). With several, the pairs (longest first)
+    are dealt out in turn, so that each GPU gets a like mix of lengths, and each GPU's
+    thread prepares its batches on its share of the ``threads``; every pair is computed
+    as on one GPU, so the library does not depend on the GPUs."""
     import cupy
 
-    viterbi, post = _functions()
+    devs = devices(gpus)
     P = len(pairs)
     if P == 0:
         return
@@ -89,6 +96,60 @@ def pair_maps(flat, offsets, pairs, table, gap_open, gap_extend, term, off_st, o
     la_all = lengths[pairs[:, 0]]
     lb_all = lengths[pairs[:, 1]]
     order = np.lexsort((lb_all, la_all))[::-1].astype(np.int64)
+    lock = threading.Lock()
+    done = [0]
+
+    def step(n):
+        with lock:
+            done[0] += n
+            if progress is not None:
+                progress(done[0], P)
+
+    args = (flat, offsets, pairs, table, gap_open, gap_extend, term, off_st, off_ts, maps,
+            probs, ident, trust, has_post, posterior, floor, band)
+    if len(devs) == 1:
+        with cupy.cuda.Device(devs[0]):
+            _pair_maps_on(order, *args, threads, step)
+        return
+    share = max(1, threads // len(devs))
+    failed = []
+
+    def run(g):
+        try:
+            with cupy.cuda.Device(devs[g]):
+                _pair_maps_on(np.ascontiguousarray(order[g::len(devs)]), *args, share, step)
+        except BaseException as exc:   # re-raised in the caller's thread
+            failed.append(exc)
+
+    workers = [threading.Thread(target=run, args=(g,)) for g in range(len(devs))]
+    for t in workers:
+        t.start()
+    for t in workers:
+        t.join()
+    if failed:
+        raise failed[0]
+
+
+def devices(gpus=None) -> list:
+    """The GPUs the library uses: ``gpus`` checked against the visible ones, or all."""
+    import cupy
+
+    from ..triplet.devices import select_devices
+
+    return select_devices(gpus, cupy.cuda.runtime.getDeviceCount())
+
+
+def _pair_maps_on(order, flat, offsets, pairs, table, gap_open, gap_extend, term, off_st,
+                  off_ts, maps, probs, ident, trust, has_post, posterior, floor, band, threads,
+                  step):
+    """The pairs ``order`` (longest first) of :func:`pair_maps` on the current GPU, in
+    batches; ``step(n)`` after each batch of ``n`` pairs."""
+    import cupy
+
+    viterbi, post = _functions()
+    lengths = np.diff(offsets)
+    la_all = lengths[pairs[:, 0]]
+    lb_all = lengths[pairs[:, 1]]
     slots = maps.shape[1]
     k = table.shape[0]
     d_codes = cupy.asarray(flat.astype(np.uint8))
@@ -98,7 +159,6 @@ def pair_maps(flat, offsets, pairs, table, gap_open, gap_extend, term, off_st, o
     go_end = go * np.float32(term)
     pool = cupy.get_default_memory_pool()
     budget = MEM_FRACTION * (cupy.cuda.runtime.memGetInfo()[0] + pool.free_bytes())
-    done = 0
     for s, e in batches(la_all[order], lb_all[order], band, slots, posterior, budget,
                         HOST_BATCH_BYTES):
         sel = np.ascontiguousarray(order[s:e])
@@ -159,6 +219,4 @@ def pair_maps(flat, offsets, pairs, table, gap_open, gap_extend, term, off_st, o
                 flat, offsets, pairs, sel, idx, paths, path_off, npath, ok, path_off,
                 out_cols, out_probs, off_st, trust, has_post, maps, probs),
                 np.arange(T), threads)
-        done += T
-        if progress is not None:
-            progress(done, P)
+        step(T)

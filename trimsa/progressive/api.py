@@ -161,6 +161,12 @@ class Aligner:
         alignments and posteriors, bit for bit the CPU's), the triplet
         distances and the exact 3-way engine have a GPU path; ``"gpu"`` where
         none of them runs is an error.
+    gpus
+        The GPUs the library is built on (device numbers; default None: every
+        visible one, when the library goes to the GPU). Given, the library goes
+        to the GPU whatever its size; its pairs are dealt out among the GPUs,
+        and it is the same on any number of them. An error with
+        ``device="cpu"`` or where no library is built.
     threads
         CPU threads (0 = all cores).
     alphabet
@@ -241,6 +247,7 @@ class Aligner:
     pairs_per_merge: int = PAIRS_PER_MERGE
     exact_triplet: bool = False
     library_votes: LibraryVotes = "posterior"
+    gpus: tuple | None = None
 
     def __post_init__(self):
         _check_choice(self.method, tuple(METHODS), "guide-tree method")
@@ -261,6 +268,18 @@ class Aligner:
             raise OptionError("pairwise guide-tree distances come from the library of all "
                               "pairs; library='tree' draws its pairs from the guide tree")
         _check_choice(self.alphabet, ("auto", "dna", "rna", "protein"), "alphabet")
+        if self.gpus is not None:
+            gpus = self.gpus.split(",") if isinstance(self.gpus, str) else self.gpus
+            try:
+                gpus = tuple(int(g) for g in gpus)
+            except (TypeError, ValueError):
+                raise OptionError(f"gpus must be device numbers like (0, 1), got {self.gpus!r}")
+            if not gpus or min(gpus) < 0 or len(set(gpus)) != len(gpus):
+                raise OptionError(f"gpus must list distinct device numbers >= 0, "
+                                  f"got {self.gpus!r}")
+            if self.device == "cpu":
+                raise OptionError("gpus applies to device 'gpu' or 'auto', not 'cpu'")
+            object.__setattr__(self, "gpus", gpus)
         if self.max_library_cells is not None and not (
                 isinstance(self.max_library_cells, (int, float))
                 and float(self.max_library_cells) > 0):
@@ -328,6 +347,9 @@ class Aligner:
         source = self.distance_source(seqs)
         exact = self.exact(seqs)
         design = self.library_design(seqs)
+        if self.gpus is not None and design is None and source != "pairwise":
+            raise OptionError("gpus: no consistency library is built for this alignment, and "
+                              "only the library takes a list of GPUs")
         if (self.device == "gpu" and source not in ("triplet", "pairwise") and not exact
                 and design is None):
             raise OptionError(
@@ -346,7 +368,8 @@ class Aligner:
         btree = tree.binary()
         if design == "tree":
             library = self._tree_library(seqs, codes, sc, btree, threads, progress, stages)
-            if library is None and self.device == "gpu" and source != "triplet":
+            if library is None and source != "triplet" and (
+                    self.device == "gpu" or self.gpus is not None):
                 raise OptionError(
                     f"device 'gpu': the tree's library is not built ({stages[-1].method}), "
                     f"so no stage of this alignment has a GPU path; use device 'cpu' or "
@@ -406,16 +429,23 @@ class Aligner:
         t = time.perf_counter()
         device = self.library_device(cells)
         step = None if progress is None else (lambda done, total: progress(done, total, "library"))
+        gpus = None
+        if device == "gpu":
+            from . import _gpu
+
+            gpus = _gpu.devices(self.gpus)
         library = build_library(codes, sc.table[:-1, :-1], sc.gap_open, sc.gap_extend, sc.term,
                                 pairs=pairs, weight=float(self.consistency),
                                 witnesses=np.zeros(0, np.int64), posterior=self.posterior,
-                                threads=threads, progress=step, device=device)
+                                threads=threads, progress=step, device=device, gpus=gpus)
         what = "global affine pairwise alignments"
         if self.posterior:
             what += (f" and pair-HMM match posteriors ({library.n_posterior} pairs; the "
                      f"others' were not finite and they vote with their alignment)"
                      if library.n_posterior < library.n_pairs else
                      " and their pair-HMM match posteriors")
+        if gpus is not None and len(gpus) > 1:
+            design += f", on GPUs {','.join(map(str, gpus))}"
         stages.append(Stage("library", f"{what}, {design}", device, library.n_pairs, "pairs",
                             cells, time.perf_counter() - t))
         return library
@@ -424,6 +454,8 @@ class Aligner:
         """Where a library of ``cells`` DP cells is built: ``"cpu"`` or ``"gpu"``."""
         from ..triplet.backends import resolve_device
 
+        if self.gpus is not None:   # GPUs named: the library goes there
+            return resolve_device("gpu", announce=False)
         if self.device == "auto" and cells < GPU_LIBRARY_CELLS:
             return "cpu"
         return resolve_device(self.device, announce=False)

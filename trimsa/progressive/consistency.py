@@ -193,7 +193,7 @@ POSTERIOR_BAND = 64
 
 def build_library(codes, table, gap_open, gap_extend, term, *, pairs=None, weight=1.0,
                   witnesses=None, posterior: bool = False, threads: int = 1,
-                  progress=None, device: str = "cpu") -> Library:
+                  progress=None, device: str = "cpu", gpus=None) -> Library:
     """Align ``pairs`` of ``codes`` (compact code arrays; default: all pairs) and index them.
 
     ``table`` is the substitution table over the compact codes; ``gap_open``
@@ -210,8 +210,8 @@ def build_library(codes, table, gap_open, gap_extend, term, *, pairs=None, weigh
     :attr:`Library.n_posterior` counts the others).
     ``progress(done, total)`` is called after every :data:`PROGRESS_PAIRS` pairs (on
     the GPU: after every batch). ``device``: ``"cpu"`` (numba, ``threads`` threads) or
-    ``"gpu"`` (the current CUDA device, :func:`trimsa.progressive._gpu.pair_maps`; the
-    same library, bit for bit).
+    ``"gpu"`` (:func:`trimsa.progressive._gpu.pair_maps` on the GPUs ``gpus``, default
+    every visible one; the same library, bit for bit).
     """
     n = len(codes)
     lengths = np.array([c.size for c in codes], np.int64)
@@ -244,8 +244,10 @@ def build_library(codes, table, gap_open, gap_extend, term, *, pairs=None, weigh
 
         _gpu.pair_maps(flat, offsets, pairs, tab, g, e, tm, off_st, off_ts, maps, probs, ident,
                        trust, has_post, bool(posterior), POSTERIOR_FLOOR, POSTERIOR_BAND,
-                       threads, progress)
+                       threads, progress, gpus)
     elif device == "cpu":
+        if gpus is not None:
+            raise ValueError("gpus applies to device 'gpu'")
         for lo in range(0, P, PROGRESS_PAIRS):
             block = np.arange(lo, min(lo + PROGRESS_PAIRS, P))
             in_threads(lambda idx: _cpu.pair_maps(flat, offsets, pairs, idx, tab, g, e, tm,
