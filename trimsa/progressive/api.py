@@ -370,10 +370,11 @@ class Aligner:
             library = self._tree_library(seqs, codes, sc, btree, threads, progress, stages)
             if library is None and source != "triplet" and (
                     self.device == "gpu" or self.gpus is not None):
+                asked = "device 'gpu'" if self.device == "gpu" else "gpus"
                 raise OptionError(
-                    f"device 'gpu': the tree's library is not built ({stages[-1].method}), "
+                    f"{asked}: the tree's library is not built ({stages[-1].method}), "
                     f"so no stage of this alignment has a GPU path; use device 'cpu' or "
-                    f"'auto', or a larger budget (max_library_cells)")
+                    f"'auto' without gpus, or a larger budget (max_library_cells)")
         elif design is None:
             library = None
         rows = self._walk(seqs, codes, sc, btree, threads, progress, library, design, stages)
@@ -477,8 +478,8 @@ class Aligner:
                 stages.append(Stage(
                     "library", f"none: {per} pairs per merge need {cells:.3g} cells and "
                     f"{nbytes:.3g} bytes of maps, beyond the tree library's budget of "
-                    f"{self.cell_budget('tree'):.3g} cells or {TREE_LIBRARY_BYTES} bytes", "cpu", 0,
-                    "pairs", None, 0.0))
+                    f"{self.cell_budget('tree'):.3g} cells or {TREE_LIBRARY_BYTES} bytes",
+                    "cpu", 0, "pairs", None, 0.0))
                 return None
             per //= 2
 
