@@ -5,7 +5,8 @@
 For each input and each size ``n``, the first ``n`` sequences are aligned by the Python
 API (as ``trimsa run`` does) with ``device="cpu"`` (all cores) and ``device="gpu"``;
 the table gives the library stage's seconds on each (the pairwise alignments and their
-posteriors, all pairs), the whole run's, and whether the two alignments are identical
+posteriors, all pairs) and its rate in DP cells of the pairwise alignments per second
+(GCUPS; the posteriors' band and the host's work included), the whole run's seconds, and whether the two alignments are identical
 (they must be: the GPU library is the CPU's, bit for bit). The GPU is warmed up first
 (CUDA context, kernel compilation) so that the table shows steady-state times; the
 first run on a fresh machine pays about a second more.
@@ -46,9 +47,9 @@ def main(argv=None) -> int:
     sizes = [int(x) for x in args.sizes.split(",")]
     rows = []
     head = ("| input | n | mean length | pairs | cells | library CPU s | library GPU s | "
-            "CPU/GPU | run CPU s | run GPU s | identical |")
+            "CPU GCUPS | GPU GCUPS | CPU/GPU | run CPU s | run GPU s | identical |")
     print(head)
-    print("|" + "---|" * 11)
+    print("|" + "---|" * 13)
     for path in args.inputs:
         records = read_records(path)
         for n in sizes:
@@ -65,7 +66,9 @@ def main(argv=None) -> int:
             lc, lg = stage_seconds(rc, "library"), stage_seconds(rg, "library")
             mean = sum(len(r[1]) for r in seqs) / n
             row = (f"| {path.name} | {n} | {mean:.0f} | {lib.items} | {lib.cells:.3g} | "
-                   f"{lc:.3f} | {lg:.3f} | {lc / max(lg, 1e-9):.1f} | {tc:.2f} | {tg:.2f} | "
+                   f"{lc:.3f} | {lg:.3f} | {lib.cells / max(lc, 1e-9) / 1e9:.2f} | "
+                   f"{lib.cells / max(lg, 1e-9) / 1e9:.2f} | {lc / max(lg, 1e-9):.1f} | "
+                   f"{tc:.2f} | {tg:.2f} | "
                    f"{'yes' if rc.rows == rg.rows else 'NO'} |")
             print(row, flush=True)
             rows.append(row)
@@ -74,7 +77,7 @@ def main(argv=None) -> int:
         text = [f"# The consistency library, CPU and GPU ({stamp})", "",
                 f"Machine: {platform.node()}, {os.cpu_count()} CPU cores, GPU {gpu}. "
                 f"Command: `python eval/bench_library.py {' '.join(sys.argv[1:])}`.", "",
-                head, "|" + "---|" * 11, *rows, ""]
+                head, "|" + "---|" * 13, *rows, ""]
         args.out.write_text("\n".join(text))
     return 0
 

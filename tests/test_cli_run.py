@@ -120,7 +120,7 @@ def test_bad_input(tmp_path, capsys, kind):
      "no stage of this alignment has a GPU path"),
     (["run", str(INPUT), "--tree-distances", "triplet"], "linear gaps only"),
     (["run", str(INPUT), "--gpus", "0", "--device", "cpu"], "not 'cpu'"),
-    (["run", str(INPUT), "--gpus", "0,x"], "gpus must be device numbers"),
+    (["run", str(INPUT), "--gpus", "0,x"], "--gpus takes comma-separated device numbers"),
 ])
 def test_bad_options(tmp_path, capsys, args, words):
     out = tmp_path / "out.fa"

@@ -2,8 +2,8 @@
 // sequences.
 //
 // pair_viterbi: the global affine alignment of the pair (the recurrence, ties
-//   and traceback of trimsa/progressive/_cpu.py seq_viterbi and _trace), its
-//   path and score.
+//   and traceback of trimsa/progressive/_cpu.py seq_viterbi and _trace) and its
+//   path.
 // pair_posteriors: the match posteriors of the pair HMM in the band around that
 //   path (_cpu.posterior_slots), each residue's K most probable partners.
 //
@@ -37,7 +37,7 @@ extern "C" __global__ void pair_viterbi(
     float* __restrict__ rows,                 // 3 * W interleaved: M, X, Y of one row
     unsigned char* __restrict__ tb,           // (longest a + 1) * W interleaved
     const long long* __restrict__ path_off, signed char* __restrict__ path,
-    int* __restrict__ npath, float* __restrict__ score)
+    int* __restrict__ npath)
 {
     const int t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= T) return;
@@ -144,7 +144,6 @@ extern "C" __global__ void pair_viterbi(
         out[n - 1 - c] = v;
     }
     npath[t] = n;
-    score[t] = s;
 }
 
 // Insert (c, p) among the K kept slots (probabilities descending) if it ranks

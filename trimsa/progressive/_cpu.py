@@ -671,6 +671,8 @@ def pair_maps(codes, offsets, pairs, idx, table, gap_open, gap_extend, term, off
     tb = np.empty(most_cells, np.uint8)
     fM = np.empty(most_band, np.float32)
     path = np.empty(longest, np.int8)
+    lo_all = np.empty(longest + 1, np.int64)
+    hi_all = np.empty(longest + 1, np.int64)
     for p in idx:
         s = pairs[p, 0]
         t = pairs[p, 1]
@@ -681,8 +683,8 @@ def pair_maps(codes, offsets, pairs, idx, table, gap_open, gap_extend, term, off
         r = off_ts[p]
         la = a.size
         lb = b.size
-        lo = np.empty(la + 1, np.int64)
-        hi = np.empty(la + 1, np.int64)
+        lo = lo_all[:la + 1]
+        hi = hi_all[:la + 1]
         mp, idn, odds, delta, eps, _cells = _pair_slots(a, b, path, npath, table, posterior,
                                                         band, lo, hi)
         ident[p] = idn

@@ -174,14 +174,13 @@ def _pair_maps_on(order, flat, offsets, pairs, table, gap_open, gap_extend, term
         d_poff = cupy.asarray(path_off)
         d_path = cupy.empty(int(path_off[-1]), cupy.int8)
         d_npath = cupy.empty(T, cupy.int32)
-        d_score = cupy.empty(T, cupy.float32)
         grid = ((T + BLOCK - 1) // BLOCK,)
         W = B + 1
         d_rows = cupy.empty(3 * W * T, cupy.float32)
         d_tb = cupy.empty((A + 1) * W * T, cupy.uint8)
         viterbi(grid, (BLOCK,), (d_codes, d_aoff, d_la, d_boff, d_lb, np.int32(T), np.int32(W),
                                  d_table, np.int32(k), go, ge, go_end, d_rows, d_tb, d_poff,
-                                 d_path, d_npath, d_score))
+                                 d_path, d_npath))
         del d_rows, d_tb
         paths = d_path.get()
         npath = d_npath.get()

@@ -269,7 +269,9 @@ class Aligner:
                               "pairs; library='tree' draws its pairs from the guide tree")
         _check_choice(self.alphabet, ("auto", "dna", "rna", "protein"), "alphabet")
         if self.gpus is not None:
-            gpus = self.gpus.split(",") if isinstance(self.gpus, str) else self.gpus
+            from ..triplet.devices import parse_gpus
+
+            gpus = parse_gpus(self.gpus) if isinstance(self.gpus, str) else self.gpus
             try:
                 gpus = tuple(int(g) for g in gpus)
             except (TypeError, ValueError):
