@@ -67,7 +67,7 @@ TREE_LIBRARY_BYTES = 6 * 2 ** 30
 #: With device ``"auto"``, the library goes to the GPU from this many DP cells on: below
 #: it all cores of a 16-core machine were faster than an H100, whose one thread per pair
 #: takes about 0.2 s for pairs of 500 residues however few they are
-#: (``eval/results/bench_library_h100.md``). The result is the same either way.
+#: (``eval/experiments/2026-11-24-gpu-library``). The result is the same either way.
 GPU_LIBRARY_CELLS = 3e8
 #: Third sequences that vote in the extension of the library of all pairs (None = all);
 #: in the tree's library every sequence votes (its paths are few).
