@@ -57,6 +57,8 @@ from ._checks import all_triplets, check_overflow, check_triplets, scoring_for
 PARTS_PER_WORKER = 4
 #: Fraction of a worker's memory limit (or available memory) one part may plan to use.
 MEMORY_FRACTION = 0.5
+#: How often a part whose worker was lost is resubmitted.
+PART_RETRIES = 3
 
 
 def _require():
@@ -253,16 +255,22 @@ def score_part(seqs, trip, mode: str, scoring, device: str, threads: int) -> np.
     return out
 
 
-def _run_part(payload: Payload, part: int, trip: np.ndarray, mode: str, scoring, device: str,
-              threads: int, scorer) -> tuple:
-    """The Dask task: ``(part, scores)``."""
-    with _LOCK:
-        seqs = _worker_seqs(payload)
-        scores = (scorer or score_part)(seqs, trip, mode, scoring, device, threads)
-    scores = np.asarray(scores, dtype=np.int64)
+def _score_task(payload: Payload, trip: np.ndarray, mode: str, scoring, device: str,
+                threads: int, scorer) -> np.ndarray:
+    """The work of one part of :func:`score_triplets_distributed`: its scores."""
+    seqs = _worker_seqs(payload)
+    scores = np.asarray((scorer or score_part)(seqs, trip, mode, scoring, device, threads),
+                        dtype=np.int64)
     if scores.shape != (trip.shape[0],):
-        raise RuntimeError(f"part {part}: {scores.shape[0]} scores for {trip.shape[0]} triplets")
-    return part, scores
+        raise RuntimeError(f"{scores.shape[0]} scores for {trip.shape[0]} triplets")
+    return scores
+
+
+def _run_task(payload, part: int, items, task, args) -> tuple:
+    """The Dask task of :func:`run_parts`: ``(part, task(payload, items, *args))``, one at a
+    time per worker process."""
+    with _LOCK:
+        return part, task(payload, items, *args)
 
 
 # -- the client side ------------------------------------------------------------------
@@ -274,10 +282,75 @@ def _lost(exc: BaseException) -> bool:
                          "CancelledError", "StreamClosedError"})
 
 
+def run_parts(client, payload, items, order, task, args, store, *, pinned=None,
+              in_flight: int, retries: int = PART_RETRIES) -> None:
+    """Run ``task(payload, items(p), *args)`` for every part ``p`` of ``order`` on the
+    cluster of ``client`` and hand each result to ``store(p, result)`` (in the order
+    they come back; each part exactly once).
+
+    ``payload`` is broadcast to every worker once (again if the workers lose it);
+    at most ``in_flight`` parts run at a time, submitted in ``order`` as others
+    come back, so that an idle worker takes the next; ``pinned`` maps parts to
+    the worker they should run on (a loose restriction). A part whose worker or
+    connection was lost is resubmitted up to ``retries`` times; any other error
+    is raised, and nothing of this call is left running on the cluster.
+    ``task`` must be importable on the workers (a module-level function).
+    """
+    distributed = _require()
+    pinned = pinned or {}
+    shared = {"data": None}
+
+    def data():
+        # (re)broadcast the payload when no worker holds it any more
+        if shared["data"] is None or shared["data"].status != "finished":
+            [shared["data"]] = client.scatter([payload], broadcast=True, hash=False)
+        return shared["data"]
+
+    tries = {p: 0 for p in order}
+    part_of = {}
+    ac = distributed.as_completed()
+    inflight = set()
+
+    def submit(p):
+        kw = {}
+        if p in pinned:
+            kw = {"workers": [pinned[p]], "allow_other_workers": True}
+        key = f"trimsa-part-{p}-{uuid.uuid4().hex}"
+        part_of[key] = p
+        fut = client.submit(_run_task, data(), p, items(p), task, args, pure=False, key=key,
+                            **kw)
+        inflight.add(fut)
+        ac.add(fut)
+
+    pending = list(order)
+    try:
+        for _ in range(min(in_flight, len(pending))):
+            submit(pending.pop(0))
+        for fut in ac:
+            inflight.discard(fut)
+            try:
+                p, result = fut.result()
+            except Exception as exc:
+                p = part_of[fut.key]
+                if not _lost(exc) or tries[p] >= retries:
+                    raise
+                tries[p] += 1
+                fut.release()
+                submit(p)
+                continue
+            fut.release()
+            store(p, result)
+            if pending:
+                submit(pending.pop(0))
+    finally:
+        # on an error, leave nothing running on a shared cluster
+        client.cancel([f for f in [*inflight, shared["data"]] if f is not None])
+
+
 def score_triplets_distributed(seqs, triplets=None, *, mode: str = "global", scoring=None,
                                scheduler="local:2", partition: str = "dynamic",
                                device: str = "auto", threads: int = 0,
-                               parts_per_worker: int = PARTS_PER_WORKER, retries: int = 3,
+                               parts_per_worker: int = PARTS_PER_WORKER, retries: int = PART_RETRIES,
                                rate: plan.Rate | None = None, scorer=None) -> np.ndarray:
     """Exact 3-way scores of many triplets on a Dask cluster, in input order.
 
@@ -311,7 +384,7 @@ def score_triplets_distributed(seqs, triplets=None, *, mode: str = "global", sco
     numpy.ndarray
         ``int64`` scores, one per triplet, in the order given.
     """
-    distributed = _require()
+    _require()
     seqs = as_sequence_set(seqs, scoring.alphabet if scoring is not None else None)
     check_mode(mode)
     plan.check_scheme(partition)
@@ -350,56 +423,15 @@ def score_triplets_distributed(seqs, triplets=None, *, mode: str = "global", sco
             order = list(range(W))
             pinned = {p: workers[p] for p in order}
         payload = Payload(uuid.uuid4().hex, seqs.codes, seqs.offsets, seqs.alphabet)
-        shared = {"data": None}
-
-        def data():
-            # (re)broadcast the sequences when no worker holds them any more
-            if shared["data"] is None or shared["data"].status != "finished":
-                [shared["data"]] = client.scatter([payload], broadcast=True, hash=False)
-            return shared["data"]
-
         written = np.zeros(T, dtype=np.int8)
-        tries = {p: 0 for p in order}
-        part_of = {}
 
-        def submit(p):
-            kw = {}
-            if p in pinned:
-                kw = {"workers": [pinned[p]], "allow_other_workers": True}
-            key = f"trimsa-part-{p}-{uuid.uuid4().hex}"
-            part_of[key] = p
-            fut = client.submit(_run_part, data(), p, trip[parts[p]], mode, sc, device, threads,
-                                scorer, pure=False, key=key, **kw)
-            inflight.add(fut)
-            ac.add(fut)
+        def store(p, scores):
+            written[parts[p]] += 1
+            out[parts[p]] = scores
 
-        pending = list(order)
-        limit = W if partition == "dynamic" else len(order)
-        ac = distributed.as_completed()
-        inflight = set()
-        try:
-            for _ in range(min(limit, len(pending))):
-                submit(pending.pop(0))
-            for fut in ac:
-                inflight.discard(fut)
-                try:
-                    p, scores = fut.result()
-                except Exception as exc:
-                    p = part_of[fut.key]
-                    if not _lost(exc) or tries[p] >= retries:
-                        raise
-                    tries[p] += 1
-                    fut.release()
-                    submit(p)
-                    continue
-                fut.release()
-                written[parts[p]] += 1
-                out[parts[p]] = scores
-                if pending:
-                    submit(pending.pop(0))
-        finally:
-            # on an error, leave nothing running on a shared cluster
-            client.cancel([f for f in [*inflight, shared["data"]] if f is not None])
+        run_parts(client, payload, lambda p: trip[parts[p]], order, _score_task,
+                  (mode, sc, device, threads, scorer), store, pinned=pinned,
+                  in_flight=W if partition == "dynamic" else len(order), retries=retries)
     if not (written == 1).all():  # pragma: no cover - would be a bug here or in the partition
         raise AssertionError("internal error: a triplet's score was written %d times"
                              % int(written[written != 1][0]))
