@@ -14,12 +14,18 @@ def add_scale_options(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("scale-out (docs/scaling.md)")
     g.add_argument("--gpus", default=None, metavar="LIST",
                    help="with --device gpu: the GPUs to use, e.g. 0,1 (default: every visible GPU)")
-    g.add_argument("--scheduler", default=None, metavar="SPEC",
-                   help="score on Dask workers: local:N starts N local worker processes, "
-                        "tcp://HOST:PORT uses a running cluster (needs trimsa[dist])")
+    add_scheduler_option(g, "score on Dask workers")
     g.add_argument("--partition", choices=SCHEMES, default="dynamic",
                    help="how triplets are split over GPUs or workers: dynamic (balanced by "
                         "DP cells; default), blocked or interleaved")
+
+
+def add_scheduler_option(group, what: str) -> None:
+    """Add ``--scheduler`` (``what``: the work it moves to the workers)."""
+    group.add_argument("--scheduler", default=None, metavar="SPEC",
+                       help=f"{what}: local:N starts N local worker processes (one per GPU on "
+                            f"a machine with GPUs, unless --device cpu), tcp://HOST:PORT uses "
+                            f"a running cluster (needs trimsa[dist])")
 
 
 def scale_kwargs(args) -> dict:
@@ -58,6 +64,6 @@ def scale_session(args):
     from ..triplet.distributed import connect
 
     kw["device"] = args.device
-    with connect(kw["scheduler"]) as client:
+    with connect(kw["scheduler"], device=args.device) as client:
         kw["scheduler"] = client
         yield kw

@@ -7,6 +7,7 @@ import time
 from ..errors import OptionError
 from ..tree.cluster import METHODS
 from ._common import Progress, add_device_options, add_scoring_options, check_threads, note
+from ._scale import add_scheduler_option
 
 
 def register(subparsers) -> None:
@@ -41,6 +42,8 @@ def register(subparsers) -> None:
                    help="the GPUs the consistency library is built on when it goes to the GPU, "
                         "e.g. 0,1 (default: every visible GPU; the result does not depend on "
                         "them)")
+    add_scheduler_option(p, "build the consistency library (and the triplet guide tree) on "
+                            "Dask workers")
     add_scoring_options(p, "progressive")
     p.add_argument("--consistency", type=float, default=None, metavar="W",
                    help="weight of the pairwise consistency library in the profile scores "
@@ -75,7 +78,8 @@ def handler(args) -> int:
                                 ("--tree-distances", args.tree_distances)) if v is not None]
         if given:
             raise OptionError(f"{given[0]} does not apply to a tree given with --guide-tree")
-    options = {k: v for k, v in (("gpus", args.gpus), ("method", args.method),
+    options = {k: v for k, v in (("gpus", args.gpus), ("scheduler", args.scheduler),
+                                 ("method", args.method),
                                  ("tree_distances", args.tree_distances),
                                  ("consistency", args.consistency), ("library", args.library),
                                  ("pairs_per_merge", args.pairs_per_merge),

@@ -8,6 +8,7 @@ from ..errors import OptionError
 from ..io import atomic_output, read_sequences
 from ..tree.cluster import METHODS
 from ..tree.distances import SOURCES, TRANSFORMS, TRIPLET_CHOICES
+from ._scale import add_scheduler_option
 from ._common import (
     add_device_options,
     add_mode_option,
@@ -59,6 +60,7 @@ def register(subparsers) -> None:
     g.add_argument("--seed", type=int, default=None,
                    help="seed of the sampled design (default 0)")
     add_mode_option(g)
+    add_scheduler_option(g, "score the triplets on Dask workers (the exact engine)")
     p.add_argument("-v", "--verbose", action="store_true",
                    help="say on stderr what was done")
     add_device_options(p)
@@ -69,7 +71,7 @@ def register(subparsers) -> None:
 #: options of the triplet distances: (argparse name, keyword of triplet_distances)
 _TRIPLET_OPTIONS = (("triplets", "triplets"), ("m", "m"), ("band", "band"),
                     ("time_budget", "time_budget"), ("transform", "transform"),
-                    ("seed", "seed"))
+                    ("seed", "seed"), ("scheduler", "scheduler"))
 
 
 def run(args) -> int:

@@ -167,6 +167,14 @@ class Aligner:
         to the GPU whatever its size; its pairs are dealt out among the GPUs,
         and it is the same on any number of them. An error with
         ``device="cpu"`` or where no library is built.
+    scheduler
+        Dask workers for the consistency library and the triplet guide tree
+        (``"local:N"``: a cluster of ``N`` processes on this machine, one per
+        GPU when it has GPUs and ``device`` is not ``"cpu"``;
+        ``"tcp://HOST:PORT"``: a running cluster; or a
+        ``distributed.Client``). The workers compute on ``device`` (with
+        ``"auto"``, each on its GPU when it has one); the result is the same as
+        in this process. An error with ``gpus``, or where neither stage is built.
     threads
         CPU threads (0 = all cores).
     alphabet
@@ -248,6 +256,7 @@ class Aligner:
     exact_triplet: bool = False
     library_votes: LibraryVotes = "posterior"
     gpus: tuple | None = None
+    scheduler: object = None
 
     def __post_init__(self):
         _check_choice(self.method, tuple(METHODS), "guide-tree method")
@@ -282,6 +291,14 @@ class Aligner:
             if self.device == "cpu":
                 raise OptionError("gpus applies to device 'gpu' or 'auto', not 'cpu'")
             object.__setattr__(self, "gpus", gpus)
+        if self.scheduler is not None:
+            if self.gpus is not None:
+                raise OptionError("gpus cannot be combined with a scheduler (each Dask worker "
+                                  "uses its own GPU)")
+            if isinstance(self.scheduler, str):
+                from ..triplet.distributed import parse_scheduler
+
+                parse_scheduler(self.scheduler)
         if self.max_library_cells is not None and not (
                 isinstance(self.max_library_cells, (int, float))
                 and float(self.max_library_cells) > 0):
@@ -358,29 +375,55 @@ class Aligner:
                 "device 'gpu': no stage of this alignment has a GPU path (without a "
                 "consistency library, the k-mer or given guide tree and the profile merges "
                 "run on the CPU); use device 'cpu' or 'auto'")
-        library = None
-        if design == "all" or source == "pairwise":
-            library = self._library(seqs, codes, sc, threads, progress, stages)
-        t = time.perf_counter()
-        tree = self._guide_tree(seqs, scoring, threads, source, library)
-        stages.append(self._tree_stage(tree, source, time.perf_counter() - t))
-        if exact:
-            rows = self._exact_triplet(seqs, scoring, threads, stages)
-            return self._result(seqs, rows, tree, stages)
-        btree = tree.binary()
-        if design == "tree":
-            library = self._tree_library(seqs, codes, sc, btree, threads, progress, stages)
-            if library is None and source != "triplet" and (
-                    self.device == "gpu" or self.gpus is not None):
-                asked = "device 'gpu'" if self.device == "gpu" else "gpus"
-                raise OptionError(
-                    f"{asked}: the tree's library is not built ({stages[-1].method}), "
-                    f"so no stage of this alignment has a GPU path; use device 'cpu' or "
-                    f"'auto' without gpus, or a larger budget (max_library_cells)")
-        elif design is None:
+        if self.scheduler is not None and design is None and source not in (
+                "pairwise", "triplet"):
+            raise OptionError("scheduler: neither stage that runs on Dask workers (the "
+                              "consistency library, the triplet guide tree) is built for "
+                              "this alignment")
+        with self._workers() as workers:
             library = None
+            if design == "all" or source == "pairwise":
+                library = self._library(seqs, codes, sc, threads, progress, stages,
+                                        workers=workers)
+            t = time.perf_counter()
+            tree = self._guide_tree(seqs, scoring, threads, source, library, workers)
+            stages.append(self._tree_stage(tree, source, time.perf_counter() - t))
+            if exact:
+                rows = self._exact_triplet(seqs, scoring, threads, stages)
+                return self._result(seqs, rows, tree, stages)
+            btree = tree.binary()
+            if design == "tree":
+                library = self._tree_library(seqs, codes, sc, btree, threads, progress, stages,
+                                             workers)
+                if library is None and source != "triplet" and (
+                        self.device == "gpu" or self.gpus is not None
+                        or self.scheduler is not None):
+                    if self.scheduler is not None:
+                        asked, where, instead = ("scheduler", "runs on Dask workers",
+                                                 "leave the scheduler out")
+                    else:
+                        asked = "device 'gpu'" if self.device == "gpu" else "gpus"
+                        where, instead = ("has a GPU path",
+                                          "use device 'cpu' or 'auto' without gpus")
+                    raise OptionError(
+                        f"{asked}: the tree's library is not built ({stages[-1].method}), "
+                        f"so no stage of this alignment {where}; {instead}, or a larger "
+                        f"budget (max_library_cells)")
+            elif design is None:
+                library = None
         rows = self._walk(seqs, codes, sc, btree, threads, progress, library, design, stages)
         return self._result(seqs, rows, tree, stages)
+
+    def _workers(self):
+        """The Dask client of ``scheduler`` for the length of one alignment (a ``local:N``
+        cluster is started once), or None without one."""
+        import contextlib
+
+        if self.scheduler is None:
+            return contextlib.nullcontext(None)
+        from ..triplet.distributed import connect
+
+        return connect(self.scheduler, device=self.device)
 
     def _exact_triplet(self, seqs, scoring, threads, stages) -> list:
         from ..triplet import align_triplets
@@ -409,8 +452,10 @@ class Aligner:
         """Whether ``seqs`` are aligned by the exact 3-way engine (three sequences)."""
         return len(seqs) == 3 and self.exact_triplet
 
-    def _library(self, seqs, codes, sc, threads, progress, stages, pairs=None, design=None):
-        """The library of all pairs, or of ``pairs`` (described by ``design``)."""
+    def _library(self, seqs, codes, sc, threads, progress, stages, pairs=None, design=None,
+                 workers=None):
+        """The library of all pairs, or of ``pairs`` (described by ``design``), on the Dask
+        client ``workers`` when given."""
         from .consistency import all_pairs, build_library, library_bytes, library_cells, pairs_cost
 
         if pairs is None:
@@ -430,17 +475,25 @@ class Aligner:
         else:
             cells = pairs_cost(seqs.lengths, pairs)[0]
         t = time.perf_counter()
-        device = self.library_device(cells)
         step = None if progress is None else (lambda done, total: progress(done, total, "library"))
         gpus = None
-        if device == "gpu":
+        if workers is not None:
+            device = self.device
+        else:
+            device = self.library_device(cells)
+        if device == "gpu" and workers is None:
             from . import _gpu
 
             gpus = _gpu.devices(self.gpus)
         library = build_library(codes, sc.table[:-1, :-1], sc.gap_open, sc.gap_extend, sc.term,
                                 pairs=pairs, weight=float(self.consistency),
                                 witnesses=np.zeros(0, np.int64), posterior=self.posterior,
-                                threads=threads, progress=step, device=device, gpus=gpus)
+                                threads=threads, progress=step, device=device, gpus=gpus,
+                                scheduler=workers)
+        if workers is not None:
+            from ..triplet.distributed import describe_workers
+
+            device = describe_workers(workers, device)
         what = "global affine pairwise alignments"
         if self.posterior:
             what += (f" and pair-HMM match posteriors ({library.n_posterior} pairs; the "
@@ -463,7 +516,7 @@ class Aligner:
             return "cpu"
         return resolve_device(self.device, announce=False)
 
-    def _tree_library(self, seqs, codes, sc, btree, threads, progress, stages):
+    def _tree_library(self, seqs, codes, sc, btree, threads, progress, stages, workers=None):
         """The library of the pairs drawn along ``btree``, as many per merge as the budget
         allows (``pairs_per_merge``, halved while over it); None, with a stage saying why,
         when fewer than :data:`MIN_PAIRS_PER_MERGE` would fit."""
@@ -475,7 +528,7 @@ class Aligner:
             cells, nbytes = pairs_cost(seqs.lengths, pairs, self.slots)
             if cells <= self.cell_budget("tree") and nbytes <= TREE_LIBRARY_BYTES:
                 return self._library(seqs, codes, sc, threads, progress, stages, pairs,
-                                     f"up to {per} per merge of the guide tree")
+                                     f"up to {per} per merge of the guide tree", workers)
             if per // 2 < min(MIN_PAIRS_PER_MERGE, self.pairs_per_merge):
                 stages.append(Stage(
                     "library", f"none: {per} pairs per merge need {cells:.3g} cells and "
@@ -485,7 +538,7 @@ class Aligner:
                 return None
             per //= 2
 
-    def _guide_tree(self, seqs, scoring, threads, source, library) -> GuideTree:
+    def _guide_tree(self, seqs, scoring, threads, source, library, workers=None) -> GuideTree:
         if source == "given":
             return GuideTree.read(self.guide_tree, seqs.names)
         if source == "kmer":
@@ -495,7 +548,8 @@ class Aligner:
         if len(seqs) == 2:   # one tree only, and no triplet to score
             return GuideTree(seqs.names, [(0, 1)], np.zeros(3), 2, method=self.method)
         return build_guide_tree(seqs, distances="triplet", method=self.method,
-                                scoring=scoring, device=self.device, threads=threads)
+                                scoring=scoring, device=self.device, threads=threads,
+                                scheduler=workers)
 
     def _pairwise_tree(self, seqs, library) -> GuideTree:
         from ..tree import Distances

@@ -193,7 +193,7 @@ POSTERIOR_BAND = 64
 
 def build_library(codes, table, gap_open, gap_extend, term, *, pairs=None, weight=1.0,
                   witnesses=None, posterior: bool = False, threads: int = 1,
-                  progress=None, device: str = "cpu", gpus=None) -> Library:
+                  progress=None, device: str = "cpu", gpus=None, scheduler=None) -> Library:
     """Align ``pairs`` of ``codes`` (compact code arrays; default: all pairs) and index them.
 
     ``table`` is the substitution table over the compact codes; ``gap_open``
@@ -209,9 +209,14 @@ def build_library(codes, table, gap_open, gap_extend, term, *, pairs=None, weigh
     aligned with (a pair whose posteriors are not finite keeps its alignment's;
     :attr:`Library.n_posterior` counts the others).
     ``progress(done, total)`` is called after every :data:`PROGRESS_PAIRS` pairs (on
-    the GPU: after every batch). ``device``: ``"cpu"`` (numba, ``threads`` threads) or
-    ``"gpu"`` (:func:`trimsa.progressive._gpu.pair_maps` on the GPUs ``gpus``, default
-    every visible one; the same library, bit for bit).
+    the GPU: after every batch; on Dask workers: after every part). ``device``:
+    ``"cpu"`` (numba, ``threads`` threads) or ``"gpu"``
+    (:func:`trimsa.progressive._gpu.pair_maps` on the GPUs ``gpus``, default every
+    visible one). ``scheduler`` (a :func:`trimsa.triplet.distributed.connect`
+    spec or client): the pairs are aligned on its Dask workers
+    (:func:`align_pairs_distributed`), each on its ``device`` (there ``"auto"``
+    too: the worker's GPU when it has one). The library is the same, bit for
+    bit, wherever it is built.
     """
     n = len(codes)
     lengths = np.array([c.size for c in codes], np.int64)
@@ -225,25 +230,44 @@ def build_library(codes, table, gap_open, gap_extend, term, *, pairs=None, weigh
     if pairs.size and (pairs[:, 0] == pairs[:, 1]).any():
         raise ValueError("a library pair joins a sequence to itself")
     pairs = np.ascontiguousarray(pairs)
-    P = len(pairs)
-    # each pair's two maps, one after the other
-    off_st = np.zeros(P, np.int64)
-    sizes = lengths[pairs[:, 0]] + lengths[pairs[:, 1]]
-    off_st[1:] = np.cumsum(sizes)[:-1]
-    off_ts = off_st + lengths[pairs[:, 0]]
-    slots = POSTERIOR_SLOTS if posterior else 1
-    maps = np.full((int(sizes.sum()), slots), -1, np.int32)
-    probs = np.zeros((int(sizes.sum()), slots), np.float32)
-    ident = np.zeros(P, np.float64)
-    trust = np.zeros(P, np.float64)
-    has_post = np.zeros(P, np.uint8)
     tab = np.ascontiguousarray(table, np.float32)
-    g, e, tm = np.float32(gap_open), np.float32(gap_extend), np.float32(term)
+    args = (tab, np.float32(gap_open), np.float32(gap_extend), np.float32(term), bool(posterior))
+    if scheduler is not None:
+        if gpus is not None:
+            raise ValueError("gpus cannot be combined with a scheduler (each Dask worker "
+                             "uses its own GPU)")
+        aligned = align_pairs_distributed(flat, offsets, pairs, *args, device=device,
+                                          progress=progress, scheduler=scheduler)
+    else:
+        aligned = align_pairs(flat, offsets, pairs, *args, threads=threads, progress=progress,
+                              device=device, gpus=gpus)
+    library = _index(offsets, pairs, *aligned[:-1], weight, witnesses)
+    library.n_posterior = int(aligned[-1].sum())
+    return library
+
+
+def pair_layout(lengths, pairs) -> tuple[np.ndarray, np.ndarray]:
+    """Where each pair's two maps start in the library's rows (``(off_st, off_ts)``): the
+    pairs one after the other, each with its first sequence's residues, then its second's."""
+    sizes = lengths[pairs[:, 0]] + lengths[pairs[:, 1]]
+    off_st = np.zeros(len(pairs), np.int64)
+    off_st[1:] = np.cumsum(sizes)[:-1]
+    return off_st, off_st + lengths[pairs[:, 0]]
+
+
+def align_pairs(flat, offsets, pairs, tab, g, e, tm, posterior, *, threads=1, progress=None,
+                device="cpu", gpus=None) -> tuple:
+    """Align ``pairs`` (sorted, ``s < t``) of the sequences ``flat[offsets[i]:offsets[i+1]]``
+    on this process's ``device`` and return the library's arrays in
+    :func:`pair_layout`: ``off_st, off_ts, ident, trust, maps, probs, has_post``."""
+    P = len(pairs)
+    arrays = _allocate(np.diff(offsets), pairs, posterior)
+    off_st, off_ts, ident, trust, maps, probs, has_post = arrays
     if device == "gpu":
         from . import _gpu
 
         _gpu.pair_maps(flat, offsets, pairs, tab, g, e, tm, off_st, off_ts, maps, probs, ident,
-                       trust, has_post, bool(posterior), POSTERIOR_FLOOR, POSTERIOR_BAND,
+                       trust, has_post, posterior, POSTERIOR_FLOOR, POSTERIOR_BAND,
                        threads, progress, gpus)
     elif device == "cpu":
         if gpus is not None:
@@ -252,17 +276,93 @@ def build_library(codes, table, gap_open, gap_extend, term, *, pairs=None, weigh
             block = np.arange(lo, min(lo + PROGRESS_PAIRS, P))
             in_threads(lambda idx: _cpu.pair_maps(flat, offsets, pairs, idx, tab, g, e, tm,
                                                   off_st, off_ts, maps, probs, ident, trust,
-                                                  has_post, bool(posterior), POSTERIOR_FLOOR,
+                                                  has_post, posterior, POSTERIOR_FLOOR,
                                                   POSTERIOR_BAND),
                        block, threads)
             if progress is not None:
                 progress(int(block[-1]) + 1, P)
     else:
         raise ValueError(f"device must be 'cpu' or 'gpu', got {device!r}")
-    library = _index(offsets, pairs, off_st, off_ts, ident, trust, maps, probs, weight,
-                     witnesses)
-    library.n_posterior = int(has_post.sum())
-    return library
+    return arrays
+
+
+def _allocate(lengths, pairs, posterior) -> tuple:
+    """The library's arrays for ``pairs``, unfilled (see :func:`align_pairs`)."""
+    P = len(pairs)
+    off_st, off_ts = pair_layout(lengths, pairs)
+    rows = int((lengths[pairs[:, 0]] + lengths[pairs[:, 1]]).sum())
+    slots = POSTERIOR_SLOTS if posterior else 1
+    return (off_st, off_ts, np.zeros(P, np.float64), np.zeros(P, np.float64),
+            np.full((rows, slots), -1, np.int32), np.zeros((rows, slots), np.float32),
+            np.zeros(P, np.uint8))
+
+
+#: Parts per Dask worker of a distributed library (cut by cells, largest first).
+PARTS_PER_WORKER = 4
+
+
+def _pairs_task(payload, pairs, tab, g, e, tm, posterior, device):
+    """The Dask task of :func:`align_pairs_distributed`: one part's arrays, its pairs laid
+    out as if they were the whole library (``ident, trust, maps, probs, has_post``)."""
+    from ..triplet.backends import resolve_device
+    from ..triplet.distributed import worker_threads
+
+    dev = resolve_device(device, announce=False)
+    _, _, *arrays = align_pairs(payload.codes, payload.offsets, pairs, tab, g, e, tm,
+                                posterior, threads=worker_threads(), device=dev)
+    return tuple(arrays)
+
+
+def align_pairs_distributed(flat, offsets, pairs, tab, g, e, tm, posterior, *, device="auto",
+                            progress=None, scheduler="local:2",
+                            parts_per_worker: int = PARTS_PER_WORKER) -> tuple:
+    """:func:`align_pairs` on the Dask workers of ``scheduler``: the pairs are cut into
+    parts of about equal cells (:func:`trimsa.triplet.plan.dynamic`), largest first, and
+    each part is aligned on a worker's ``device`` and written back in place. On a local
+    cluster of a GPU machine (``device`` not ``"cpu"``) each worker has one GPU."""
+    import uuid
+
+    from ..triplet import distributed as tdist
+    from ..triplet import plan
+
+    lengths = np.diff(offsets)
+    P = len(pairs)
+    sizes = lengths[pairs[:, 0]] + lengths[pairs[:, 1]]
+    arrays = _allocate(lengths, pairs, posterior)
+    off_st, off_ts, ident, trust, maps, probs, has_post = arrays
+    written = np.zeros(P, np.int8)
+    if P == 0:
+        return arrays
+    costs = (lengths[pairs[:, 0]] * lengths[pairs[:, 1]]).astype(np.float64)
+    payload = tdist.Payload(uuid.uuid4().hex, np.ascontiguousarray(flat, np.int64),
+                            np.ascontiguousarray(offsets, np.int64), None)
+    done = [0]
+    with tdist.connect(scheduler, device=device) as client:
+        W = len(client.scheduler_info()["workers"])
+        parts = [p for p in plan.dynamic(costs, min(P, W * parts_per_worker)) if p.size]
+        order = sorted(range(len(parts)), key=lambda p: -costs[parts[p]].sum())
+
+        def store(p, arrays):
+            idx = parts[p]
+            p_ident, p_trust, p_maps, p_probs, p_post = arrays
+            n_rows = sizes[idx]
+            local = np.cumsum(n_rows) - n_rows
+            at = (np.arange(int(n_rows.sum())) - np.repeat(local, n_rows)
+                  + np.repeat(off_st[idx], n_rows))
+            maps[at] = p_maps
+            probs[at] = p_probs
+            ident[idx], trust[idx], has_post[idx] = p_ident, p_trust, p_post
+            written[idx] += 1
+            done[0] += idx.size
+            if progress is not None:
+                progress(done[0], P)
+
+        tdist.run_parts(client, payload, lambda p: pairs[parts[p]], order, _pairs_task,
+                        (tab, g, e, tm, posterior, device), store, in_flight=W)
+    if not (written == 1).all():  # pragma: no cover - would be a bug in the partition
+        raise AssertionError("internal error: a library pair was written %d times"
+                             % int(written[written != 1][0]))
+    return arrays
 
 
 def _index(offsets, pairs, off_st, off_ts, ident, trust, maps, probs, weight,

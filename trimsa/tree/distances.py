@@ -178,12 +178,13 @@ def _mean_triplet_cells(lengths, band):
     return float(L.mean()) * float(2 * band + 1) ** 2
 
 
-def _score(seqs, trip, *, band, scoring, mode, device, threads):
+def _score(seqs, trip, *, band, scoring, mode, device, threads, scheduler=None):
     if band is None:
         from ..triplet import score_triplets
 
         return score_triplets(seqs, trip, mode=mode, scoring=scoring, device=device,
-                              threads=threads)
+                              threads=0 if scheduler is not None else threads,
+                              scheduler=scheduler)
     return band_triplet_scores(seqs, trip, band=band, scoring=scoring, threads=threads)
 
 
@@ -199,7 +200,7 @@ def _shuffled(seqs: SequenceSet, count: int, rng) -> SequenceSet:
 
 
 def random_rate(seqs, *, triplet: bool = True, band=DEFAULT_BAND, scoring=None,
-                mode="global", device="cpu", threads=0, seed=0) -> float:
+                mode="global", device="cpu", threads=0, seed=0, scheduler=None) -> float:
     """Expected score per residue of unrelated sequences with this composition.
 
     Scores :data:`RANDOM_SAMPLES` triplets (or pairs) of shuffled input
@@ -214,7 +215,7 @@ def random_rate(seqs, *, triplet: bool = True, band=DEFAULT_BAND, scoring=None,
     idx = np.arange(k * RANDOM_SAMPLES).reshape(RANDOM_SAMPLES, k)
     if triplet:
         s = _score(sh, idx, band=band, scoring=scoring, mode=mode, device=device,
-                   threads=threads)
+                   threads=threads, scheduler=scheduler)
         tot = sh.lengths[idx].sum(axis=1)
     else:
         s = band_pair_scores(sh, idx, band=band, scoring=scoring, threads=threads)
@@ -313,7 +314,7 @@ def ls_triplets(n: int, triplets, scores, *, prior=None, damp: float = 0.0) -> n
 
 def pairwise_from_triplets(seqs, triplets=None, scores=None, *, mode="global", scoring=None,
                            band: int | None = None, prior=None, damp: float = DEFAULT_DAMP,
-                           device="cpu", threads: int = 0) -> np.ndarray:
+                           device="cpu", threads: int = 0, scheduler=None) -> np.ndarray:
     """Pairwise score estimates ``(n, n)`` from triplet scores.
 
     Parameters
@@ -342,7 +343,7 @@ def pairwise_from_triplets(seqs, triplets=None, scores=None, *, mode="global", s
     if triplets is None:
         if scores is None and band is None:
             scores = _score(seqs, None, band=None, scoring=sc, mode=mode, device=device,
-                            threads=threads)
+                            threads=threads, scheduler=scheduler)
         elif scores is None:
             from ..triplet import iter_all_triplets
 
@@ -354,7 +355,7 @@ def pairwise_from_triplets(seqs, triplets=None, scores=None, *, mode="global", s
         trip = np.asarray(triplets, dtype=np.int64).reshape(-1, 3)
         if scores is None:
             scores = _score(seqs, trip, band=band, scoring=sc, mode=mode, device=device,
-                            threads=threads)
+                            threads=threads, scheduler=scheduler)
         est = ls_triplets(n, trip, scores, prior=prior, damp=damp)
     np.fill_diagonal(est, self_scores(seqs, sc))
     return est
@@ -493,7 +494,7 @@ def triplet_distances(seqs, *, scoring: Scoring | None = None, mode: str = "glob
                       band: int | str | None = "auto",
                       time_budget: float = DEFAULT_TIME_BUDGET, transform: str = "deficit",
                       damp: float = DEFAULT_DAMP, device: str = "cpu", threads: int = 0,
-                      seed: int = 0) -> Distances:
+                      seed: int = 0, scheduler=None) -> Distances:
     """Distances from 3-way alignment scores (see the module's notes).
 
     Parameters
@@ -531,11 +532,17 @@ def triplet_distances(seqs, *, scoring: Scoring | None = None, mode: str = "glob
         threads (0 = all cores).
     seed
         Seed of the sampled design and of the shuffles (deterministic).
+    scheduler
+        Score the triplets on Dask workers (a
+        :func:`trimsa.triplet.distributed.connect` spec or client), each on
+        ``device`` (with ``"auto"``, its GPU when it has one): the exact engine
+        (``band`` ``"auto"`` or None), with the time budget converted at the
+        rate of all the workers together. The distances are those of one
+        process.
     """
     _check_choice(triplets, TRIPLET_CHOICES, "triplet choice")
     _check_choice(transform, TRANSFORMS, "distance transform")
     check_mode(mode)
-    nthreads = _numba.set_threads(threads)
     if not (time_budget > 0):
         raise OptionError(f"time budget must be positive, got {time_budget}")
     seqs = as_sequence_set(seqs)
@@ -545,10 +552,35 @@ def triplet_distances(seqs, *, scoring: Scoring | None = None, mode: str = "glob
     n = len(seqs)
     if m is not None and not (1 <= m <= n - 2):
         raise OptionError(f"m must be between 1 and n - 2 = {n - 2} for {n} sequences, got {m}")
-    dev = resolve_device(device)
+    if scheduler is not None:
+        from ..triplet.distributed import connect
+
+        if band not in ("auto", None):
+            raise OptionError("the banded kernel runs in this process; with a scheduler the "
+                              "workers score with the exact engine (band None)")
+        with connect(scheduler, device=device) as client:
+            return _triplet_distances(seqs, sc, mode, triplets, m, None, time_budget,
+                                      transform, damp, device, threads, seed, client)
+    return _triplet_distances(seqs, sc, mode, triplets, m, band, time_budget, transform,
+                              damp, device, threads, seed, None)
+
+
+def _triplet_distances(seqs, sc, mode, triplets, m, band, time_budget, transform, damp, device,
+                       threads, seed, client) -> Distances:
+    """:func:`triplet_distances` after its checks; ``client``: the Dask workers, or None."""
+    n = len(seqs)
+    nthreads = _numba.set_threads(threads)
     lengths = seqs.lengths
     timings = {}
+    if client is not None:   # the workers resolve the device, and score exactly
+        from ..triplet.distributed import cluster_rate, describe_workers
 
+        dev = device
+        exact_rate = cluster_rate(client, device)
+        where = describe_workers(client, device)
+    else:
+        dev = resolve_device(device)
+        where = dev
     # engine and budget
     if band == "auto":
         band = None if (dev == "gpu" or mode != "global") else DEFAULT_BAND
@@ -563,21 +595,22 @@ def triplet_distances(seqs, *, scoring: Scoring | None = None, mode: str = "glob
                               "exact engine) with a GPU")
     engine = "exact" if band is None else f"band{band}"
     kind = "exact" if band is None else "band"
-    budget_cells = time_budget * _rate(dev, kind, nthreads)
+    rate = exact_rate if client is not None else _rate(dev, kind, nthreads)
+    budget_cells = time_budget * rate
     per_triplet = _mean_triplet_cells(lengths, band)
     if triplets == "auto":
         triplets = "all" if n_all_triplets(n) * per_triplet <= budget_cells else "sampled"
 
     t0 = time.perf_counter()
     rho = random_rate(seqs, triplet=True, band=band, scoring=sc, mode=mode, device=dev,
-                      threads=threads, seed=seed)
+                      threads=threads, seed=seed, scheduler=client)
     timings["baseline"] = time.perf_counter() - t0
     self_sc = self_scores(seqs, sc)
     mm = 0
     if triplets == "all":
         t0 = time.perf_counter()
         est = pairwise_from_triplets(seqs, None, mode=mode, scoring=sc, band=band, device=dev,
-                                     threads=threads)
+                                     threads=threads, scheduler=client)
         timings["triplets"] = time.perf_counter() - t0
         n_trip = n_all_triplets(n)
         supported, min_support, mm = n * (n - 1) // 2, n - 2, n - 2
@@ -597,14 +630,15 @@ def triplet_distances(seqs, *, scoring: Scoring | None = None, mode: str = "glob
         D_prior = score_distances(prior, self_sc, lengths, rho2, kind=transform)
         timings["prior"] = time.perf_counter() - t0
         t0 = time.perf_counter()
-        budget_cells = triplet_seconds(time_budget, timings["prior"]) * _rate(dev, kind, nthreads)
+        budget_cells = triplet_seconds(time_budget, timings["prior"]) * rate
         max_trip = int(max(1, budget_cells // per_triplet))
         pairs = n * (n - 1) // 2
         mm = m if m is not None else int(max(2, min(n - 2, (2.4 * max_trip) // pairs)))
         trip, support = sample_triplets(D_prior, mm, max_trip, seed=seed)
         timings["design"] = time.perf_counter() - t0
         t0 = time.perf_counter()
-        S = _score(seqs, trip, band=band, scoring=sc, mode=mode, device=dev, threads=threads)
+        S = _score(seqs, trip, band=band, scoring=sc, mode=mode, device=dev, threads=threads,
+                   scheduler=client)
         timings["triplets"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         est = ls_triplets(n, trip, S, prior=prior, damp=damp)
@@ -621,7 +655,7 @@ def triplet_distances(seqs, *, scoring: Scoring | None = None, mode: str = "glob
     t0 = time.perf_counter()
     D = score_distances(est, self_sc, lengths, rho, kind=transform)
     timings["distances"] = time.perf_counter() - t0
-    info = dict(estimates=est, triplets=triplets, engine=engine, device=dev,
+    info = dict(estimates=est, triplets=triplets, engine=engine, device=where,
                 n_triplets=int(n_trip), pairs_supported=int(supported),
                 min_support=int(min_support), m=int(mm))
     return Distances(seqs.names, D, "triplet", info, timings)

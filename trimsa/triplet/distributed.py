@@ -138,18 +138,22 @@ def _pinned_cluster(distributed, gpu_ids: list, **options):
 
 
 @contextlib.contextmanager
-def connect(scheduler, *, timeout: float = 60, gpu_ids=None):
+def connect(scheduler, *, timeout: float = 60, gpu_ids=None, device: str | None = None):
     """A :class:`distributed.Client` for ``scheduler`` (closed on exit unless passed in).
 
     ``scheduler`` is ``"local:N"``, an address, or an existing ``Client``.
     ``gpu_ids`` (local clusters only): pin worker ``i`` to GPU
-    ``gpu_ids[i % len(gpu_ids)]`` through its ``CUDA_VISIBLE_DEVICES``.
+    ``gpu_ids[i % len(gpu_ids)]`` through its ``CUDA_VISIBLE_DEVICES``; by
+    default, when the workers' ``device`` is given and is not ``"cpu"``, the
+    GPUs of this machine (:func:`local_gpu_ids`): one worker per GPU.
     """
     distributed = _require()
     if isinstance(scheduler, distributed.Client):
         yield scheduler
         return
     kind, value = parse_scheduler(scheduler)
+    if kind == "local" and gpu_ids is None and device not in (None, "cpu"):
+        gpu_ids = local_gpu_ids() or None
     if kind == "local":
         cores = os.cpu_count() or 1
         options = dict(threads_per_worker=max(1, cores // value), processes=True,
@@ -212,7 +216,8 @@ def _worker_seqs(payload: Payload):
     return seqs
 
 
-def _worker_threads() -> int:
+def worker_threads() -> int:
+    """The threads of this Dask worker (0 outside one: all cores)."""
     try:
         from distributed import get_worker
 
@@ -246,7 +251,7 @@ def score_part(seqs, trip, mode: str, scoring, device: str, threads: int) -> np.
         dev = _LOCAL["device"][device] = backends.resolve_device(device, announce=False)
     m = check_mode(mode)
     scoring = scoring_for(seqs, scoring)
-    threads = threads or _worker_threads()
+    threads = threads or worker_threads()
     seq_bytes = seqs.codes.nbytes + seqs.offsets.nbytes
     model = plan.memory_model(dev, threads=max(1, threads), sequence_bytes=seq_bytes)
     out = np.empty(trip.shape[0], dtype=np.int64)
@@ -271,6 +276,26 @@ def _run_task(payload, part: int, items, task, args) -> tuple:
     time per worker process."""
     with _LOCK:
         return part, task(payload, items, *args)
+
+
+def _worker_device(device: str) -> str:
+    return backends.resolve_device(device, announce=False)
+
+
+def describe_workers(client, device: str) -> str:
+    """How a stage run on the workers of ``client`` names where it ran."""
+    n = len(client.scheduler_info()["workers"])
+    return f"{n} Dask worker{'s' if n != 1 else ''} ({device})"
+
+
+def cluster_rate(client, device: str) -> float:
+    """Cells per second of the exact engine on all the workers of ``client`` together,
+    each on ``device`` as it resolves it (:data:`trimsa.triplet.plan.RATES`, a CPU's
+    times the worker's threads)."""
+    devices = client.run(_worker_device, device)
+    info = client.scheduler_info()["workers"]
+    return float(sum(plan.default_rate(dev, int(info[w]["nthreads"])).cells_per_s
+                     for w, dev in devices.items()))
 
 
 # -- the client side ------------------------------------------------------------------
@@ -403,10 +428,7 @@ def score_triplets_distributed(seqs, triplets=None, *, mode: str = "global", sco
     if T == 0:
         return out
     # a local cluster on a GPU machine: one worker process per GPU (round robin)
-    pin = None
-    if device != "cpu" and isinstance(scheduler, str) and parse_scheduler(scheduler)[0] == "local":
-        pin = local_gpu_ids() or None
-    with connect(scheduler, gpu_ids=pin) as client:
+    with connect(scheduler, device=device) as client:
         workers = sorted(client.scheduler_info()["workers"])
         if not workers:
             raise OptionError("the Dask cluster has no workers")

@@ -1,0 +1,116 @@
+"""The stages of ``trimsa run`` on Dask workers: the library and the triplet guide tree
+are those of one process, bit for bit."""
+
+import numpy as np
+import pytest
+
+from trimsa.errors import OptionError
+from trimsa.progressive import Aligner
+from trimsa.progressive import consistency as C
+from trimsa.tree import build_guide_tree
+
+distributed = pytest.importorskip("distributed")
+
+DATA = "tests/data/msa16_input.fa"
+
+
+@pytest.fixture(scope="module")
+def client():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=":0", silence_logs=40) as cluster:
+        with distributed.Client(cluster) as c:
+            c.wait_for_workers(2, timeout=60)
+            yield c
+
+
+def _same_library(a, b):
+    for f in ("offsets", "nbr_ptr", "nbr", "nbr_map", "nbr_ident", "nbr_trust", "maps",
+              "probs", "witnesses"):
+        np.testing.assert_array_equal(getattr(a, f), getattr(b, f), err_msg=f)
+    assert a.n_posterior == b.n_posterior
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("posterior", [False, True])
+def test_library_on_workers_equals_one_process(client, seed, posterior):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(5, 14))
+    codes = [rng.integers(0, 4, int(rng.integers(1, 70))) for _ in range(n)]
+    table = np.where(np.eye(4) > 0, 2, -1).astype(np.float32)
+    pairs = None if seed == 0 else rng.integers(0, n, (3 * n, 2))
+    if pairs is not None:
+        pairs = pairs[pairs[:, 0] != pairs[:, 1]]
+    here = C.build_library(codes, table, -3, -1, 0.5, pairs=pairs, posterior=posterior)
+    there = C.build_library(codes, table, -3, -1, 0.5, pairs=pairs, posterior=posterior,
+                            scheduler=client, device="cpu")
+    _same_library(here, there)
+    assert here.n_pairs > 0
+
+
+def test_library_progress_counts_every_pair_once(client):
+    rng = np.random.default_rng(5)
+    codes = [rng.integers(0, 4, 30) for _ in range(9)]
+    table = np.where(np.eye(4) > 0, 2, -1).astype(np.float32)
+    seen = []
+    C.build_library(codes, table, -3, -1, 0.5, scheduler=client, device="cpu",
+                    progress=lambda done, total: seen.append((done, total)))
+    assert seen[-1] == (36, 36) and [d for d, _ in seen] == sorted(d for d, _ in seen)
+
+
+@pytest.mark.parametrize("options", [{}, {"library": "tree", "pairs_per_merge": 16},
+                                     {"library_votes": "alignment"}])
+def test_run_on_workers_equals_one_process(client, options):
+    here = Aligner(**options).align(DATA)
+    there = Aligner(scheduler=client, **options).align(DATA)
+    assert there.rows == here.rows and there.newick() == here.newick()
+    lib = [s for s in there.stages if s.name == "library"]
+    assert lib and lib[0].device == "2 Dask workers (auto)"
+
+
+def test_triplet_tree_on_workers_equals_one_process(client):
+    here = build_guide_tree(DATA, distances="triplet", triplets="sampled", m=3, band=None)
+    there = build_guide_tree(DATA, distances="triplet", triplets="sampled", m=3,
+                             scheduler=client)
+    assert there.newick() == here.newick()
+    assert there.distances.info["device"] == "2 Dask workers (cpu)"
+    np.testing.assert_array_equal(there.distances.matrix, here.distances.matrix)
+    res = Aligner(tree_distances="triplet", gap=-2, consistency=0, scheduler=client).align(DATA)
+    assert res.rows == Aligner(tree_distances="triplet", gap=-2, consistency=0).align(DATA).rows
+
+
+def test_scheduler_errors():
+    with pytest.raises(OptionError, match="gpus cannot be combined with a scheduler"):
+        Aligner(scheduler="local:2", gpus=(0,))
+    with pytest.raises(OptionError, match="--scheduler must be local:N"):
+        Aligner(scheduler="nowhere")
+    with pytest.raises(OptionError, match="neither stage that runs on Dask workers"):
+        Aligner(scheduler="local:1", consistency=0).align(DATA)
+    with pytest.raises(OptionError, match="scheduler: the tree's library is not built"):
+        Aligner(scheduler="local:1", library="tree", max_library_cells=1).align(DATA)
+    with pytest.raises(OptionError, match="the banded kernel runs in this process"):
+        build_guide_tree(DATA, distances="triplet", band=8, scheduler="local:1")
+
+
+def test_cli_run_with_a_local_cluster(tmp_path, capsys):
+    from trimsa.cli import main
+
+    out = tmp_path / "out.fa"
+    assert main(["run", DATA, "-o", str(out), "--scheduler", "local:1", "--device", "cpu",
+                 "-q", "-v"]) == 0
+    assert "1 Dask worker (cpu)" in capsys.readouterr().err
+    ref = tmp_path / "ref.fa"
+    assert main(["run", DATA, "-o", str(ref), "-q"]) == 0
+    assert out.read_text() == ref.read_text()
+    assert main(["tree", DATA, "--tree-distances", "kmer", "--scheduler", "local:1"]) != 0
+    assert "--scheduler applies to triplet distances" in capsys.readouterr().err
+
+
+@pytest.mark.gpu
+def test_run_on_a_local_cluster_of_gpu_workers():
+    """On a GPU machine: the library on local GPU workers equals the CPU library."""
+    pytest.importorskip("cupy")
+    opts = {"library": "tree", "pairs_per_merge": 16}
+    there = Aligner(scheduler="local:1", device="gpu", **opts).align(DATA)
+    here = Aligner(device="cpu", **opts).align(DATA)
+    assert there.rows == here.rows
+    assert [s.device for s in there.stages if s.name == "library"] == ["1 Dask worker (gpu)"]
