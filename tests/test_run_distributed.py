@@ -1,6 +1,8 @@
 """The stages of ``trimsa run`` on Dask workers: the library and the triplet guide tree
 are those of one process, bit for bit."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -11,7 +13,7 @@ from trimsa.tree import build_guide_tree
 
 distributed = pytest.importorskip("distributed")
 
-DATA = "tests/data/msa16_input.fa"
+DATA = str(Path(__file__).parent / "data" / "msa16_input.fa")
 
 
 @pytest.fixture(scope="module")
