@@ -510,3 +510,14 @@ def test_triplets_keep_a_share_of_the_budget_when_the_prior_overruns(monkeypatch
                                     time_budget=0.2, threads=1)
     assert d.timings["prior"] > 0.2
     assert d.info["n_triplets"] > 12
+
+
+def test_check_matrix_symmetrizes_as_the_mean_with_the_transpose():
+    from trimsa.tree.cluster import check_matrix
+
+    rng = np.random.default_rng(11)
+    for n in (2, 3, 17, 64):
+        D = rng.random((n, n)) * 3
+        got = check_matrix(D, [f"t{i}" for i in range(n)])
+        np.testing.assert_array_equal(got, (D + D.T) / 2.0)
+        assert got is not D and not np.shares_memory(got, D)

@@ -212,8 +212,9 @@ def _popcount(x):
 
 
 @jit
-def kmer_bitset_rows(bits, counts, rows, out):
-    """``1 - shared distinct k-mers / min(distinct k-mers)`` for pairs ``(s, t > s)`` of ``rows``."""
+def kmer_bitset_rows(bits, counts, rows, D):
+    """``1 - shared distinct k-mers / min(distinct k-mers)`` for pairs ``(s, t > s)`` of
+    ``rows``, written to ``D[s, t]`` and ``D[t, s]`` of the ``(n, n)`` matrix ``D``."""
     n, words = bits.shape
     for s in rows:
         a = bits[s]
@@ -224,4 +225,17 @@ def kmer_bitset_rows(bits, counts, rows, out):
                 shared += _popcount(a[w] & b[w])
             m = min(counts[s], counts[t])
             d = 1.0 - shared / m if m > 0 else 1.0
-            out[n * s - s * (s + 1) // 2 + (t - s - 1)] = d
+            D[s, t] = d
+            D[t, s] = d
+
+
+@jit
+def symmetrize(D):
+    """``D`` made symmetric in place: ``(D[i, j] + D[j, i]) / 2`` on both sides (the same
+    operation as ``(D + D.T) / 2``, without its two temporary matrices)."""
+    n = D.shape[0]
+    for i in range(n):
+        for j in range(i + 1, n):
+            v = (D[i, j] + D[j, i]) / 2.0
+            D[i, j] = v
+            D[j, i] = v

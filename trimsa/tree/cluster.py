@@ -13,7 +13,10 @@ from .guide import GuideTree
 
 
 def check_matrix(D, names) -> np.ndarray:
-    """``D`` as a symmetric float64 matrix over ``names``; an error when it is not usable."""
+    """``D`` as a symmetric float64 matrix over ``names`` (a copy, made symmetric in place:
+    one matrix of memory beyond ``D``); an error when it is not usable."""
+    from . import _cpu
+
     D = np.array(D, dtype=np.float64)
     n = len(names)
     if D.shape != (n, n):
@@ -24,7 +27,8 @@ def check_matrix(D, names) -> np.ndarray:
         raise OptionError("distance matrix has non-finite entries")
     if len(set(names)) != n:
         raise OptionError("taxon names must be unique")
-    return (D + D.T) / 2.0
+    _cpu.symmetrize(D)
+    return D
 
 
 def _clean_length(x) -> float:

@@ -151,13 +151,9 @@ def kmer_distances(seqs, *, device: str = "cpu", threads: int = 0) -> Distances:
     nbits = max(64, -(-nbits // 64) * 64)
     bits, counts = _cpu.kmer_bitsets(compact.astype(np.int64).ravel(), seqs.offsets, k, base,
                                      nbits)
-    out = np.zeros(n * (n - 1) // 2, np.float64)
-    _numba.in_threads(lambda rows: _cpu.kmer_bitset_rows(bits, counts, rows, out),
-                      np.arange(n, dtype=np.int64), nthreads)
     D = np.zeros((n, n))
-    iu, ju = np.triu_indices(n, 1)
-    D[iu, ju] = out
-    D[ju, iu] = out
+    _numba.in_threads(lambda rows: _cpu.kmer_bitset_rows(bits, counts, rows, D),
+                      np.arange(n, dtype=np.int64), nthreads)
     return Distances(seqs.names, D, "kmer", {"k": k},
                      {"k-mer distances": time.perf_counter() - t0})
 
