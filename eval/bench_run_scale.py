@@ -5,8 +5,10 @@
 
 Each ``SET`` is a folder with ``input.fa(.gz)`` and ``true.fa(.gz)`` (the sim2 sets, or one
 made by ``trimsa simulate``). Every configuration of ``--configs`` aligns it in this
-process with the Python API (as ``trimsa run`` does), after one untimed warm-up run on
-the set's first 64 sequences (numba and the CUDA kernels compile once per process):
+process with the Python API (as ``trimsa run`` does). The configurations without workers
+first align the set's first 64 sequences, untimed (numba and the CUDA kernels compile once
+per process); those with workers start a fresh cluster, whose start and whose workers'
+compilation are part of their time:
 
 ``gpu``
     device ``gpu``: the library on every visible GPU of this process.
@@ -99,7 +101,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("sets", nargs="+", type=Path)
     ap.add_argument("--configs", default=None,
-                    help="comma-free list separated by spaces or ';' (default: what this "
+                    help="configurations separated by spaces or ';' (default: what this "
                          "machine has: gpus:0-0, 0-1, ..., gpu-workers:G, cpu, workers:4)")
     ap.add_argument("--out", default=None, help="OUT.md and OUT.tsv (default: print only)")
     args = ap.parse_args(argv)
@@ -124,8 +126,10 @@ def main(argv=None) -> int:
              f"- machine: {platform.node()}, {os.cpu_count()} cores, GPUs: {gpu_name}",
              f"- date: {started:%Y-%m-%d %H:%M} UTC",
              f"- command: `python eval/bench_run_scale.py {' '.join(sys.argv[1:])}`",
-             "- one run per configuration after an untimed warm-up on the first 64 sequences; "
-             "speed-up over the first configuration; 'same' = rows identical to it", ""]
+             "- one run per configuration, after an untimed warm-up on the first 64 "
+             "sequences where there are no workers (a cluster's start and its workers' "
+             "compilation are timed); speed-up over the first configuration; 'same' = rows "
+             "identical to it", ""]
     tsv = []
     for folder in args.sets:
         seqs = read_sequences(str(find(folder, "input")))

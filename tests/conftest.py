@@ -28,6 +28,18 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+@pytest.fixture(scope="module")
+def dask_client():
+    """A local Dask cluster of 2 single-thread worker processes, one per test module
+    (skipped without ``distributed``)."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=":0", silence_logs=40) as cluster:
+        with distributed.Client(cluster) as c:
+            c.wait_for_workers(2, timeout=60)
+            yield c
+
+
 @pytest.fixture
 def data_dir() -> Path:
     return DATA

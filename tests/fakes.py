@@ -178,3 +178,13 @@ class EmulatedKernels:
                                           getDeviceCount=lambda: owner.devices),
             Device=Device)
         return cupy
+
+
+def assert_same_library(a, b) -> None:
+    """Two consistency libraries (:class:`trimsa.progressive.consistency.Library`) are the
+    same, array for array (dtype and values), and count the same posterior pairs."""
+    for name in ("offsets", "nbr_ptr", "nbr", "nbr_map", "nbr_ident", "nbr_trust", "maps",
+                 "probs", "witnesses"):
+        x, y = getattr(a, name), getattr(b, name)
+        assert x.dtype == y.dtype and np.array_equal(x, y), name
+    assert a.n_posterior == b.n_posterior

@@ -22,12 +22,8 @@ cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 
 @pytest.fixture(scope="module")
-def client():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=":0", silence_logs=40) as cluster:
-        with distributed.Client(cluster) as c:
-            c.wait_for_workers(2, timeout=60)
-            yield c
+def client(dask_client):
+    return dask_client
 
 
 @pytest.fixture(scope="module")

@@ -17,6 +17,7 @@ from trimsa.errors import BackendUnavailableError, OptionError
 from trimsa.progressive import Aligner, _gpu, consistency
 
 from .fakes import EmulatedKernels
+from .fakes import assert_same_library as assert_same
 
 
 def related(rng, n, k, length, mutate, indels):
@@ -53,13 +54,6 @@ def libraries(codes, table, gaps, posterior, **gpu):
     dev = consistency.build_library(codes, table, *gaps, posterior=posterior, threads=2,
                                     device="gpu", **gpu)
     return cpu, dev
-
-
-def assert_same(cpu, dev):
-    for name in ("maps", "probs", "nbr_ident", "nbr_trust", "nbr", "nbr_map"):
-        a, b = getattr(cpu, name), getattr(dev, name)
-        assert a.dtype == b.dtype and np.array_equal(a, b), name
-    assert cpu.n_posterior == dev.n_posterior
 
 
 @pytest.fixture(scope="module")

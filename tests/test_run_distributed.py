@@ -11,25 +11,16 @@ from trimsa.progressive import Aligner
 from trimsa.progressive import consistency as C
 from trimsa.tree import build_guide_tree
 
+from .fakes import assert_same_library
+
 distributed = pytest.importorskip("distributed")
 
 DATA = str(Path(__file__).parent / "data" / "msa16_input.fa")
 
 
 @pytest.fixture(scope="module")
-def client():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=":0", silence_logs=40) as cluster:
-        with distributed.Client(cluster) as c:
-            c.wait_for_workers(2, timeout=60)
-            yield c
-
-
-def _same_library(a, b):
-    for f in ("offsets", "nbr_ptr", "nbr", "nbr_map", "nbr_ident", "nbr_trust", "maps",
-              "probs", "witnesses"):
-        np.testing.assert_array_equal(getattr(a, f), getattr(b, f), err_msg=f)
-    assert a.n_posterior == b.n_posterior
+def client(dask_client):
+    return dask_client
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -45,7 +36,7 @@ def test_library_on_workers_equals_one_process(client, seed, posterior):
     here = C.build_library(codes, table, -3, -1, 0.5, pairs=pairs, posterior=posterior)
     there = C.build_library(codes, table, -3, -1, 0.5, pairs=pairs, posterior=posterior,
                             scheduler=client, device="cpu")
-    _same_library(here, there)
+    assert_same_library(here, there)
     assert here.n_pairs > 0
 
 
