@@ -7,9 +7,15 @@
 
 from __future__ import annotations
 
+import heapq
+
 import numpy as np
+from numba import types
+from numba.typed import Dict, List
 
 from .._numba import jit
+
+_DICT_TYPE = types.DictType(types.int64, types.int64)
 
 
 @jit
@@ -88,7 +94,15 @@ def nj_joins(D):
 
 @jit
 def upgma_joins(D):
-    """UPGMA (average linkage) on the symmetric matrix ``D`` (modified in place).
+    """UPGMA (average linkage) on the symmetric matrix ``D`` (modified in place):
+    :func:`upgma_sized_joins` with every cluster a single sequence."""
+    return upgma_sized_joins(D, np.ones(D.shape[0], dtype=np.int64))
+
+
+@jit
+def upgma_sized_joins(D, size):
+    """UPGMA (average linkage) on the symmetric matrix ``D`` (modified in place) between
+    clusters of ``size`` sequences (``D``: their mean distances; ``size`` is modified).
 
     Returns ``(joins, heights)``: ``joins[s] = (x, y)`` with ``x < y``, the node
     ids joined into node ``n + s`` at height ``heights[s]`` (half their
@@ -106,7 +120,6 @@ def upgma_joins(D):
     as there and the trees equal scipy's (checked by the tests).
     """
     n = D.shape[0]
-    size = np.ones(n, dtype=np.int64)
     chain = np.empty(n, dtype=np.int64)
     mx = np.empty(n - 1, dtype=np.int64)
     my = np.empty(n - 1, dtype=np.int64)
@@ -215,18 +228,22 @@ def _popcount(x):
 def kmer_bitset_rows(bits, counts, rows, D):
     """``1 - shared distinct k-mers / min(distinct k-mers)`` for pairs ``(s, t > s)`` of
     ``rows``, written to ``D[s, t]`` and ``D[t, s]`` of the ``(n, n)`` matrix ``D``."""
-    n, words = bits.shape
+    n = bits.shape[0]
     for s in rows:
-        a = bits[s]
         for t in range(s + 1, n):
-            b = bits[t]
-            shared = 0
-            for w in range(words):
-                shared += _popcount(a[w] & b[w])
-            m = min(counts[s], counts[t])
-            d = 1.0 - shared / m if m > 0 else 1.0
+            d = kmer_distance(bits, counts, s, t)
             D[s, t] = d
             D[t, s] = d
+
+
+@jit
+def kmer_distance(bits, counts, s, t):
+    """The k-mer distance of sequences ``s`` and ``t`` (:func:`kmer_bitset_rows`)."""
+    shared = 0
+    for w in range(bits.shape[1]):
+        shared += _popcount(bits[s, w] & bits[t, w])
+    m = min(counts[s], counts[t])
+    return 1.0 - shared / m if m > 0 else 1.0
 
 
 @jit
@@ -239,3 +256,242 @@ def symmetrize(D):
             v = (D[i, j] + D[j, i]) / 2.0
             D[i, j] = v
             D[j, i] = v
+
+
+# -- UPGMA in bounded memory (trimsa.tree.bounded) ------------------------------------
+
+@jit
+def kmer_neighbours(bits, counts, rows, nb, nbd, radius):
+    """For each sequence ``s`` of ``rows``: its ``K = nb.shape[1]`` nearest sequences by
+    k-mer distance (the least distances, ties by index) in ``nb[s]``, their distances in
+    ``nbd[s]``, and the largest of them in ``radius[s]``: every sequence not listed is at
+    least that far from ``s``."""
+    n = bits.shape[0]
+    K = nb.shape[1]
+    buf = np.empty(n)
+    for s in rows:
+        for t in range(n):
+            buf[t] = kmer_distance(bits, counts, s, t) if t != s else np.inf
+        thr = np.partition(buf, K - 1)[K - 1]
+        c = 0
+        for t in range(n):
+            if buf[t] < thr:
+                nb[s, c] = t
+                nbd[s, c] = buf[t]
+                c += 1
+        for t in range(n):
+            if c == K:
+                break
+            if buf[t] == thr:
+                nb[s, c] = t
+                nbd[s, c] = thr
+                c += 1
+        radius[s] = thr
+
+
+@jit
+def _bound(e, ea, eb, es, ecnt, eta, etb, size, rsum):
+    """The least mean distance the clusters of entry ``e`` can have: the known distances,
+    and for every pair not known the larger radius of its two sequences (summed on the
+    side that gives more)."""
+    a = ea[e]
+    b = eb[e]
+    pairs = float(size[a]) * float(size[b])
+    if ecnt[e] >= pairs:
+        return es[e] / pairs
+    miss = max(size[b] * rsum[a] - eta[e], size[a] * rsum[b] - etb[e], 0.0)
+    return (es[e] + miss) / pairs
+
+
+@jit
+def _second_radius(rheap, alive):
+    """The second least mean radius of the live clusters (inf with fewer than two)."""
+    while len(rheap) > 0 and not alive[rheap[0][1]]:
+        heapq.heappop(rheap)
+    if len(rheap) < 2:
+        return np.inf
+    top = heapq.heappop(rheap)
+    while len(rheap) > 0 and not alive[rheap[0][1]]:
+        heapq.heappop(rheap)
+    q = rheap[0][0] if len(rheap) > 0 else np.inf
+    heapq.heappush(rheap, top)
+    return q
+
+
+@jit
+def sparse_upgma(bits, counts, nb, nbd, radius, stop):
+    """UPGMA joins from the nearest-neighbour lists while more than ``stop`` clusters are
+    left, each provably the join dense UPGMA makes (up to ties).
+
+    The mean distance of two clusters joined by some listed pairs is bounded below by
+    their known distances plus, for every other pair, the larger radius of its two
+    sequences; clusters with no listed pair are at least the larger of their mean radii
+    apart. The least bound is taken from a heap; when it is not yet exact the clusters'
+    every distance is computed from the k-mer sets and it goes back; when it is exact and
+    no pair without a listed distance can be nearer (the second least mean radius), the
+    two clusters are joined, as UPGMA joins them.
+
+    Returns ``(steps, joins, heights, evaluated)``: the first ``steps`` rows of ``joins``
+    (node ids; node ``n + s`` is made by join ``s``) at ``heights`` (half the distance),
+    in the order of UPGMA; ``evaluated`` counts the sequence pairs whose distances were
+    computed to make bounds exact. Fewer joins than ``n - stop`` means the bound of the
+    pairs without a listed distance was reached first.
+    """
+    n = nb.shape[0]
+    K = nb.shape[1]
+    total = 2 * n - 1
+    alive = np.zeros(total, dtype=np.bool_)
+    alive[:n] = True
+    size = np.zeros(total, dtype=np.int64)
+    size[:n] = 1
+    rsum = np.zeros(total)
+    rsum[:n] = radius
+    head = np.full(total, -1, dtype=np.int64)
+    tail = np.full(total, -1, dtype=np.int64)
+    nxt = np.full(n, -1, dtype=np.int64)
+    for s in range(n):
+        head[s] = s
+        tail[s] = s
+    nbr = List.empty_list(_DICT_TYPE)
+    for v in range(total):
+        nbr.append(Dict.empty(key_type=types.int64, value_type=types.int64))
+    ea = [0]
+    eb = [0]
+    es = [0.0]
+    ecnt = [0.0]
+    eta = [0.0]
+    etb = [0.0]
+    elb = [0.0]
+    ea.pop()
+    eb.pop()
+    es.pop()
+    ecnt.pop()
+    eta.pop()
+    etb.pop()
+    elb.pop()
+    for s in range(n):
+        for k in range(K):
+            t = nb[s, k]
+            x = min(s, t)
+            y = max(s, t)
+            if y in nbr[x]:
+                continue
+            e = len(ea)
+            ea.append(x)
+            eb.append(y)
+            es.append(nbd[s, k])
+            ecnt.append(1.0)
+            eta.append(radius[x])
+            etb.append(radius[y])
+            elb.append(0.0)
+            nbr[x][y] = e
+            nbr[y][x] = e
+    heap = [(0.0, 0)]
+    heap.pop()
+    for e in range(len(ea)):
+        lb = _bound(e, ea, eb, es, ecnt, eta, etb, size, rsum)
+        elb[e] = lb
+        heap.append((lb, e))
+    heapq.heapify(heap)
+    rheap = [(radius[s], s) for s in range(n)]
+    heapq.heapify(rheap)
+    joins = np.zeros((n - 1, 2), dtype=np.int64)
+    heights = np.zeros(n - 1)
+    evaluated = 0.0
+    live = n
+    step = 0
+    while live > stop and len(heap) > 0:
+        lb, e = heap[0]
+        a = ea[e]
+        b = eb[e]
+        if not (alive[a] and alive[b]) or elb[e] != lb:
+            heapq.heappop(heap)
+            continue
+        if lb > _second_radius(rheap, alive):
+            break
+        heapq.heappop(heap)
+        pairs = float(size[a]) * float(size[b])
+        if ecnt[e] < pairs:
+            tot = 0.0
+            i = head[a]
+            while i >= 0:
+                j = head[b]
+                while j >= 0:
+                    tot += kmer_distance(bits, counts, i, j)
+                    j = nxt[j]
+                i = nxt[i]
+            evaluated += pairs
+            es[e] = tot
+            ecnt[e] = pairs
+            eta[e] = size[b] * rsum[a]
+            etb[e] = size[a] * rsum[b]
+            lb = _bound(e, ea, eb, es, ecnt, eta, etb, size, rsum)
+            elb[e] = lb
+            heapq.heappush(heap, (lb, e))
+            continue
+        c = n + step
+        joins[step, 0] = min(a, b)
+        joins[step, 1] = max(a, b)
+        heights[step] = 0.5 * lb
+        alive[a] = False
+        alive[b] = False
+        alive[c] = True
+        size[c] = size[a] + size[b]
+        rsum[c] = rsum[a] + rsum[b]
+        head[c] = head[a]
+        nxt[tail[a]] = head[b]
+        tail[c] = tail[b]
+        new = nbr[c]
+        for src, other in ((a, b), (b, a)):
+            for x, e1 in nbr[src].items():
+                if x == other:
+                    continue
+                t_x = eta[e1] if ea[e1] == x else etb[e1]
+                t_src = etb[e1] if ea[e1] == x else eta[e1]
+                if x in new:
+                    e2 = new[x]
+                    es[e2] += es[e1]
+                    ecnt[e2] += ecnt[e1]
+                    eta[e2] += t_x
+                    etb[e2] += t_src
+                else:
+                    e2 = len(ea)
+                    ea.append(x)
+                    eb.append(c)
+                    es.append(es[e1])
+                    ecnt.append(ecnt[e1])
+                    eta.append(t_x)
+                    etb.append(t_src)
+                    elb.append(0.0)
+                    new[x] = e2
+        for x, e2 in new.items():
+            near = nbr[x]
+            if a in near:
+                del near[a]
+            if b in near:
+                del near[b]
+            near[c] = e2
+            lb2 = _bound(e2, ea, eb, es, ecnt, eta, etb, size, rsum)
+            elb[e2] = lb2
+            heapq.heappush(heap, (lb2, e2))
+        nbr[a] = Dict.empty(key_type=types.int64, value_type=types.int64)
+        nbr[b] = Dict.empty(key_type=types.int64, value_type=types.int64)
+        heapq.heappush(rheap, (rsum[c] / size[c], c))
+        live -= 1
+        step += 1
+    return step, joins, heights, evaluated
+
+
+@jit
+def cluster_sums(bits, counts, order, start, slot_at, slots, M):
+    """Sums of the k-mer distances between clusters: for each cluster slot ``a`` of
+    ``slots``, ``M[a, b]`` and ``M[b, a]`` for every ``b > a`` (``order[start[a]:start[a + 1]]`` are
+    cluster ``a``'s sequences, ``slot_at[p]`` the slot of ``order[p]``)."""
+    n = order.size
+    for a in slots:
+        for p in range(start[a], start[a + 1]):
+            s = order[p]
+            for q in range(start[a + 1], n):
+                d = kmer_distance(bits, counts, s, order[q])
+                M[a, slot_at[q]] += d
+                M[slot_at[q], a] += d

@@ -29,8 +29,22 @@ def _check_choice(value, allowed, what):
     return value
 
 
+#: Largest distance matrix a guide tree holds (bytes; 16,384 sequences in float64). Beyond
+#: it, UPGMA on k-mer distances runs in bounded memory (:mod:`trimsa.tree.bounded`), and
+#: the other sources and methods are errors.
+MATRIX_BYTES = 2 * 2 ** 30
+
+
+def matrix_fits(n: int, matrix_bytes: float | None = None) -> bool:
+    """Whether an ``n x n`` float64 distance matrix fits ``matrix_bytes``
+    (:data:`MATRIX_BYTES` by default)."""
+    limit = MATRIX_BYTES if matrix_bytes is None else matrix_bytes
+    return 8.0 * n * n <= limit
+
+
 def build_guide_tree(seqs, *, distances: Source = "triplet", method: Method = "nj",
-                     verbose: bool = False, **options) -> GuideTree:
+                     verbose: bool = False, matrix_bytes: float | None = None,
+                     **options) -> GuideTree:
     """Guide tree of ``seqs``: distances from the source ``distances``, then ``method``.
 
     Parameters
@@ -45,6 +59,11 @@ def build_guide_tree(seqs, *, distances: Source = "triplet", method: Method = "n
         ``"nj"`` (neighbour joining, rooted at its midpoint) or ``"upgma"``.
     verbose
         Say on stderr what was done (:meth:`GuideTree.summary`).
+    matrix_bytes
+        The most memory for a distance matrix (:data:`MATRIX_BYTES` by default). When
+        the ``n x n`` matrix is larger, k-mer distances with UPGMA build the same tree
+        in bounded memory (:func:`trimsa.tree.bounded.kmer_upgma`, its dense phase held
+        to this many bytes); other sources and methods are an error.
     **options
         The source's own options (an option the source does not take is an
         error): ``device`` and ``threads`` for both; ``scoring``, ``mode``,
@@ -68,6 +87,23 @@ def build_guide_tree(seqs, *, distances: Source = "triplet", method: Method = "n
                           f"{', '.join(sorted(allowed))}")
     seqs = as_sequence_set(seqs)
     seqs.require(2, "a guide tree")
+    n = len(seqs)
+    if not matrix_fits(n, matrix_bytes):
+        limit = MATRIX_BYTES if matrix_bytes is None else matrix_bytes
+        if distances != "kmer" or method != "upgma":
+            raise OptionError(
+                f"a guide tree of {n} sequences by {method} of {distances} distances needs "
+                f"an {n} x {n} distance matrix ({8.0 * n * n:.3g} bytes), beyond the "
+                f"{limit:.3g} bytes allowed; use kmer distances with upgma, which need "
+                f"no such matrix")
+        from .bounded import kmer_upgma
+        from .distances import check_kmer_device
+
+        check_kmer_device(options.get("device", "cpu"))
+        tree = kmer_upgma(seqs, matrix_bytes=limit, threads=options.get("threads", 0))
+        if verbose:
+            print(f"trimsa: {tree.summary()}", file=sys.stderr)
+        return tree
     dist = source(seqs, **options)
     t0 = time.perf_counter()
     tree = METHODS[method](dist.matrix, seqs.names)

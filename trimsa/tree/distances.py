@@ -69,7 +69,8 @@ class Distances:
     names
         Sequence names, in input order (rows of ``matrix``).
     matrix
-        ``(n, n)`` symmetric ``float64`` distances, zero diagonal.
+        ``(n, n)`` symmetric ``float64`` distances, zero diagonal; None for a tree
+        built in bounded memory (:mod:`trimsa.tree.bounded`), which holds no matrix.
     source
         The name of the source in :data:`SOURCES`.
     info
@@ -81,7 +82,9 @@ class Distances:
         counted), ``pairs_supported`` (pairs in at least one scored triplet),
         ``min_support`` (fewest scored triplets of a supported pair) and
         ``m`` (third sequences per pair asked of the design); the k-mer
-        source keeps ``k``; the aligner's ``pairwise`` distances (corrected
+        source keeps ``k`` (and, built in bounded memory, ``neighbours``, ``sparse_joins``,
+        ``dense_clusters``, ``evaluated``, ``matrix_bytes``: :func:`trimsa.tree.bounded.kmer_upgma`);
+        the aligner's ``pairwise`` distances (corrected
         p-distances of the consistency library's pairwise alignments, see
         :class:`trimsa.progressive.Aligner`) keep ``pairs`` and ``cells``.
     timings
@@ -102,6 +105,10 @@ class Distances:
             return (f"{i['n_triplets']} {i['engine']} triplets on the {i['device']} "
                     f"({i['triplets']}; {i['pairs_supported']} of {n * (n - 1) // 2} pairs "
                     f"supported, min support {i['min_support']})")
+        if self.source == "kmer" and "neighbours" in i:
+            return (f"{i['k']}-mer distances in bounded memory ({i['neighbours']} nearest "
+                    f"neighbours per sequence, {i['sparse_joins']} joins from them, "
+                    f"{i['dense_clusters']} clusters joined on their mean distances)")
         if self.source == "kmer":
             return f"{i['k']}-mer distances"
         if self.source == "pairwise":
@@ -126,6 +133,27 @@ def kmer_k(alphabet_name: str) -> int:
     return 6 if alphabet_name == "dna" else 3
 
 
+def kmer_sets(seqs: SequenceSet):
+    """Each sequence's distinct k-mers (k = :func:`kmer_k`) as bits (hashed to 65,536 slots
+    when there are more k-mers than that): ``(bits (n, words) uint64, counts)``."""
+    from . import _cpu
+
+    k = kmer_k(seqs.alphabet.name)
+    used, compact = np.unique(seqs.codes, return_inverse=True)
+    base = max(int(used.size), 1)
+    nbits = int(min(base ** k, 1 << 16))
+    nbits = max(64, -(-nbits // 64) * 64)
+    return _cpu.kmer_bitsets(compact.astype(np.int64).ravel(), seqs.offsets, k, base, nbits)
+
+
+def check_kmer_device(device: str) -> None:
+    """An error unless the k-mer distances can run on ``device`` (not on a GPU)."""
+    check_device(device)
+    if device == "gpu":
+        raise OptionError("kmer distances have no GPU path; use the triplet distances to "
+                          "compute on a GPU, or device 'cpu' or 'auto'")
+
+
 def kmer_distances(seqs, *, device: str = "cpu", threads: int = 0) -> Distances:
     """``1 - shared / min`` over the sequences' sets of distinct k-mers.
 
@@ -136,25 +164,16 @@ def kmer_distances(seqs, *, device: str = "cpu", threads: int = 0) -> Distances:
     """
     from . import _cpu
 
-    check_device(device)
-    if device == "gpu":
-        raise OptionError("kmer distances have no GPU path; use the triplet distances to "
-                          "compute on a GPU, or device 'cpu' or 'auto'")
+    check_kmer_device(device)
     t0 = time.perf_counter()
     seqs = as_sequence_set(seqs)
     n = len(seqs)
     nthreads = _numba.set_threads(threads)
-    k = kmer_k(seqs.alphabet.name)
-    used, compact = np.unique(seqs.codes, return_inverse=True)
-    base = max(int(used.size), 1)
-    nbits = int(min(base ** k, 1 << 16))
-    nbits = max(64, -(-nbits // 64) * 64)
-    bits, counts = _cpu.kmer_bitsets(compact.astype(np.int64).ravel(), seqs.offsets, k, base,
-                                     nbits)
+    bits, counts = kmer_sets(seqs)
     D = np.zeros((n, n))
     _numba.in_threads(lambda rows: _cpu.kmer_bitset_rows(bits, counts, rows, D),
                       np.arange(n, dtype=np.int64), nthreads)
-    return Distances(seqs.names, D, "kmer", {"k": k},
+    return Distances(seqs.names, D, "kmer", {"k": kmer_k(seqs.alphabet.name)},
                      {"k-mer distances": time.perf_counter() - t0})
 
 
