@@ -5,6 +5,8 @@
   ``triplet``) behind one interface, :data:`SOURCES`;
 * :mod:`trimsa.tree.cluster`: neighbour joining and UPGMA (numba kernels in
   :mod:`trimsa.tree._cpu`);
+* :mod:`trimsa.tree.bounded`: UPGMA on k-mer distances without the n x n
+  matrix (the same tree, for more sequences than the matrix budget holds);
 * :mod:`trimsa.tree.guide`: :class:`GuideTree`, Newick and dendropy.
 
 docs/tree.md has the derivations and measurements.

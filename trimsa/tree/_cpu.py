@@ -2,7 +2,10 @@
 
 * :func:`nj_joins` and :func:`upgma_joins`: neighbour joining and UPGMA on a
   dense distance matrix, returning the list of joins;
-* :func:`kmer_bitsets` and :func:`kmer_bitset_rows`: the k-mer distance.
+* :func:`kmer_bitsets`, :func:`kmer_distance` and :func:`kmer_bitset_rows`: the
+  k-mer distance;
+* :func:`kmer_neighbours`, :func:`sparse_upgma`, :func:`cluster_sums` and
+  :func:`upgma_sized_joins`: UPGMA in bounded memory (:mod:`trimsa.tree.bounded`).
 """
 
 from __future__ import annotations
