@@ -35,13 +35,6 @@ def _check_choice(value, allowed, what):
 MATRIX_BYTES = 2 * 2 ** 30
 
 
-def matrix_fits(n: int, matrix_bytes: float | None = None) -> bool:
-    """Whether an ``n x n`` float64 distance matrix fits ``matrix_bytes``
-    (:data:`MATRIX_BYTES` by default)."""
-    limit = MATRIX_BYTES if matrix_bytes is None else matrix_bytes
-    return 8.0 * n * n <= limit
-
-
 def build_guide_tree(seqs, *, distances: Source = "triplet", method: Method = "nj",
                      verbose: bool = False, matrix_bytes: float | None = None,
                      **options) -> GuideTree:
@@ -88,8 +81,8 @@ def build_guide_tree(seqs, *, distances: Source = "triplet", method: Method = "n
     seqs = as_sequence_set(seqs)
     seqs.require(2, "a guide tree")
     n = len(seqs)
-    if not matrix_fits(n, matrix_bytes):
-        limit = MATRIX_BYTES if matrix_bytes is None else matrix_bytes
+    limit = MATRIX_BYTES if matrix_bytes is None else matrix_bytes
+    if 8.0 * n * n > limit:
         if distances != "kmer" or method != "upgma":
             raise OptionError(
                 f"a guide tree of {n} sequences by {method} of {distances} distances needs "
