@@ -107,6 +107,46 @@ def test_birth_death_tree_is_ultrametric_and_seeded():
     assert max(depths) == pytest.approx(0.5) and min(depths) == pytest.approx(0.5)
 
 
+def test_point_process_tree_meets_at_the_largest_depth_between_tips():
+    """Tips i < j of the coalescent point process meet at max(depths[i:j]) (dendropy's distances)."""
+    import dendropy
+    import numpy as np
+
+    rng = np.random.default_rng(5)
+    for n in (2, 3, 7, 25):
+        depths = rng.random(n - 1) + 0.1
+        tree = dendropy.Tree.get(data=sim._point_process_newick(depths), schema="newick")
+        pdm = tree.phylogenetic_distance_matrix()
+        tips = {lf.taxon.label: lf.taxon for lf in tree.leaf_nodes()}
+        for i in range(n):
+            for j in range(i + 1, n):
+                d = pdm.distance(tips[f"S{i + 1}"], tips[f"S{j + 1}"])
+                assert d == pytest.approx(2 * depths[i:j].max())
+
+
+def test_point_process_depths_follow_the_birth_death_distribution():
+    import numpy as np
+
+    b, d = 1.0, 0.5
+    u = np.linspace(0, 0.999, 200)
+    s = sim._node_depths(u, b, d)
+    r = b - d
+    cdf = b * (1 - np.exp(-r * s)) / (b - d * np.exp(-r * s))
+    assert np.allclose(cdf, u)
+    assert np.allclose(sim._node_depths(u, 1.0, 0.0), -np.log(1 - u))  # Yule: exponential
+
+
+def test_birth_death_tree_has_the_yule_harding_shape():
+    """Reconstructed birth-death trees have Yule-Harding shapes: n/3 cherries, variance 2n/45."""
+    import dendropy
+
+    n = 3000
+    tree = dendropy.Tree.get(data=sim.birth_death_tree(n, 1.0, seed=11), schema="newick")
+    cherries = sum(1 for nd in tree.internal_nodes()
+                   if all(ch.is_leaf() for ch in nd.child_nodes()) and len(nd.child_nodes()) == 2)
+    assert abs(cherries - n / 3) < 5 * (2 * n / 45) ** 0.5
+
+
 def test_translate_model_for_piqtree():
     assert sim._piqtree_model("GTR{1/2/3/4/5/6}+F{0.3/0.2/0.2/0.3}+G4{0.5}") == \
         "GTR{1,2,3,4,5,6}+F{0.3,0.2,0.2,0.3}+G4{0.5}"

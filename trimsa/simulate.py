@@ -14,9 +14,10 @@ A data set is a folder with the files that ``../shared/data/sim`` uses:
 
 AliSim runs through piqtree (``pip install 'trimsa[sim]'``), which needs
 Python 3.12 or newer; it is imported only when a simulation runs. Random trees
-come from dendropy's birth-death process (birth rate 1, death rate 0.5,
-ultrametric) rescaled to the requested root-to-tip height, with taxa named
-``S1`` ... ``SN`` as in the shared data.
+are reconstructed birth-death trees (birth rate 1, death rate 0.5, ultrametric),
+drawn as a coalescent point process in O(n log n) time and rescaled to the
+requested root-to-tip height, with taxa named ``S1`` ... ``SN`` as in the
+shared data.
 
 With the same tree, model, length, indel settings and seed, the result is
 AliSim's own: the shared data sets were made with IQ-TREE 2.4's AliSim, and
@@ -105,8 +106,9 @@ class Simulation:
         for key, rows in (("true", self.true), ("input", self.unaligned())):
             if gzip_fasta:
                 with atomic_output(paths[key], "wb") as raw:
-                    with gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as gz:
-                        gz.write("".join(f">{n}\n{r}\n" for n, r in rows).encode())
+                    with gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, compresslevel=6) as gz:
+                        for n, r in rows:  # row by row: a 10^5-taxon true.fa is gigabytes
+                            gz.write(f">{n}\n{r}\n".encode())
             else:
                 with atomic_output(paths[key]) as fh:
                     write_fasta(rows, fh)
@@ -120,10 +122,19 @@ class Simulation:
 
 def birth_death_tree(n_taxa: int, height: float = 1.0, *, birth_rate: float = 1.0,
                      death_rate: float = 0.5, seed: int | None = None) -> str:
-    """A random ultrametric birth-death tree (dendropy) as Newick.
+    """A random ultrametric birth-death tree as Newick, in O(n log n) time.
 
-    The tree is conditioned on ``n_taxa`` living tips, named ``S1`` ... ``SN``,
-    and rescaled so that every root-to-tip distance is ``height``.
+    The tree is the reconstructed tree of a constant-rate birth-death process
+    conditioned on ``n_taxa`` living tips (the extinct lineages pruned), drawn
+    as a coalescent point process: with an improper uniform prior on the time
+    of origin, the ``n - 1`` node depths between neighbouring tips are
+    independent, each with distribution function
+    ``F(s) = b (1 - e^(-r s)) / (b - d e^(-r s))``, ``r = b - d``
+    (Gernhard 2008, J. Theor. Biol. 253:769; Lambert and Stadler 2013), and
+    the depth at which tips ``i < j`` meet is the largest depth between them.
+    The tree is rescaled so that every root-to-tip distance is ``height``;
+    tips are named ``S1`` ... ``SN`` from left to right. dendropy checks and
+    writes the result.
 
     Examples
     --------
@@ -131,8 +142,7 @@ def birth_death_tree(n_taxa: int, height: float = 1.0, *, birth_rate: float = 1.
     >>> sorted(re.findall(r"S[0-9]+", nwk))
     ['S1', 'S2', 'S3', 'S4']
     """
-    import dendropy
-    from dendropy.simulate import treesim
+    import numpy as np
 
     _check_int("taxa", n_taxa, 3)
     if not height > 0:
@@ -140,24 +150,48 @@ def birth_death_tree(n_taxa: int, height: float = 1.0, *, birth_rate: float = 1.
     if not birth_rate > 0 or death_rate < 0 or death_rate >= birth_rate:
         raise OptionError(
             f"birth-death rates need birth > death >= 0, got birth {birth_rate}, death {death_rate}")
-    rng = random.Random(seed)
-    taxa = dendropy.TaxonNamespace([f"S{i + 1}" for i in range(n_taxa)])
-    tree = treesim.birth_death_tree(birth_rate=birth_rate, death_rate=death_rate,
-                                    num_extant_tips=n_taxa, taxon_namespace=taxa, rng=rng)
-    tips = tree.leaf_nodes()
-    # dendropy labels the tips it keeps in an order of its own; relabel S1..SN left to right
-    for i, leaf in enumerate(tips):
-        leaf.taxon = taxa[i]
-    tree.seed_node.edge.length = None
-    for node in tree.preorder_node_iter():
-        if node is not tree.seed_node and node.edge.length is None:
-            node.edge.length = 0.0
-    depth = max(leaf.distance_from_root() for leaf in tips)
-    if depth <= 0:
-        raise OptionError("the birth-death tree has no length; try another seed")
-    for node in tree.preorder_node_iter():
-        if node is not tree.seed_node:
-            node.edge.length *= height / depth
+    u = np.random.default_rng(seed).random(n_taxa - 1)
+    depths = _node_depths(u, birth_rate, death_rate)
+    return _point_process_newick(depths * (height / depths.max()))
+
+
+def _node_depths(u, birth_rate: float, death_rate: float):
+    """Inverse of the coalescent point process's depth distribution at ``u`` in [0, 1)."""
+    import numpy as np
+
+    r = birth_rate - death_rate
+    return -np.log((1.0 - u) / (1.0 - u * (death_rate / birth_rate))) / r
+
+
+def _point_process_newick(depths) -> str:
+    """Newick of the ultrametric tree whose neighbouring tips ``i, i+1`` meet at ``depths[i]``."""
+    import dendropy
+
+    n = len(depths) + 1
+    # Cartesian tree on the depths (largest at the root): node k's children are the
+    # subtrees of the depths left and right of k up to a larger one, or tips k and k+1
+    left, right = [-1] * (n - 1), [-1] * (n - 1)
+    stack = []
+    for k in range(n - 1):
+        last = -1
+        while stack and depths[stack[-1]] < depths[k]:
+            last = stack.pop()
+        left[k] = last
+        if stack:
+            right[stack[-1]] = k
+        stack.append(k)
+    taxa = dendropy.TaxonNamespace([f"S{i + 1}" for i in range(n)])
+    tree = dendropy.Tree(taxon_namespace=taxa, is_rooted=True)
+    root = stack[0]
+    todo = [(tree.seed_node, root)]
+    while todo:
+        parent, k = todo.pop()
+        for child, tip in ((left[k], k), (right[k], k + 1)):
+            if child < 0:
+                parent.new_child(taxon=taxa[tip], edge_length=float(depths[k]))
+            else:
+                node = parent.new_child(edge_length=float(depths[k] - depths[child]))
+                todo.append((node, child))
     return tree.as_string(schema="newick", suppress_rooting=True).strip()
 
 
@@ -278,8 +312,9 @@ def simulate(tree=None, *, taxa: int | None = None, height: float = 1.0,
         if tree_seed is None:
             tree_seed = random.Random(seed).randrange(1, 2**31 - 1)
         newick = birth_death_tree(taxa, height, seed=tree_seed)
-        kind, generator = "bd", "trimsa.simulate.birth_death_tree (dendropy; birth=1.0 " \
-                                "death=0.5, ultrametric, rescaled to HEIGHT)"
+        kind, generator = "bd", "trimsa.simulate.birth_death_tree (reconstructed " \
+            "birth-death tree as a coalescent point process; birth=1.0 death=0.5, " \
+            "ultrametric, rescaled to HEIGHT)"
         tree_height = height
     else:
         newick, _names = _read_tree(tree)
