@@ -167,3 +167,61 @@ def test_run_and_tree_use_the_bounded_tree_beyond_the_budget(monkeypatch, tmp_pa
     err = capsys.readouterr().err
     assert "distance matrix" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "nj.nwk").exists()
+
+
+# --------------------------------------------------------------------------- progress
+
+def _recorder():
+    calls = []
+    return calls, lambda done, total, stage=None: calls.append((stage, done, total))
+
+
+def _check_bars(calls):
+    """Each stage's calls climb to their total: returns the stages in order."""
+    stages = []
+    for stage, done, total in calls:
+        if not stages or stages[-1][0] != stage:
+            stages.append([stage, []])
+        stages[-1][1].append((done, total))
+    for stage, bar in stages:
+        dones = [d for d, _t in bar]
+        assert dones == sorted(dones) and dones[-1] == bar[-1][1], stage
+        assert len({t for _d, t in bar}) == 1, stage
+    return [s for s, _b in stages]
+
+
+def test_in_threads_with_progress_runs_every_item_once_in_blocks():
+    from trimsa import _numba
+
+    seen = np.zeros(1000, np.int64)
+    calls, progress = _recorder()
+    weights = np.arange(1000, 0, -1)
+    _numba.in_threads(lambda rows: np.add.at(seen, rows, 1), np.arange(1000), 3, progress,
+                      weights=weights)
+    assert (seen == 1).all()
+    assert _check_bars(calls) == [None]
+    assert calls[-1][1:] == (int(weights.sum()), int(weights.sum()))
+    assert 1 < len(calls) <= _numba.PROGRESS_BLOCKS
+
+
+def test_kmer_trees_report_progress_and_build_the_same_tree():
+    seqs = read_sequences(MSA16)
+    calls, progress = _recorder()
+    quiet = build_guide_tree(seqs, distances="kmer", method="upgma")
+    loud = build_guide_tree(seqs, distances="kmer", method="upgma", progress=progress)
+    assert loud.newick() == quiet.newick()
+    n = len(seqs)
+    assert _check_bars(calls) == ["tree: k-mer distances"]
+    assert calls[-1][2] == n * (n - 1) // 2
+    calls.clear()
+    bounded_quiet = build_guide_tree(seqs, distances="kmer", method="upgma", matrix_bytes=8 * 25)
+    bounded_loud = build_guide_tree(seqs, distances="kmer", method="upgma", matrix_bytes=8 * 25,
+                                    progress=progress)
+    assert bounded_loud.newick() == bounded_quiet.newick()
+    stages = _check_bars(calls)
+    assert stages[0] == f"tree: {min(bounded.NEIGHBOURS, n - 1)} nearest neighbours"
+    assert stages[-1] == "tree: distances between clusters"
+    assert 0 < calls[-1][2] < n * (n - 1) // 2   # the pairs between clusters
+    calls.clear()
+    Aligner(threads=1, tree_distances="kmer").align(seqs, progress=progress)
+    assert "tree: k-mer distances" in _check_bars(calls)

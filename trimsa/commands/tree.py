@@ -10,6 +10,7 @@ from ..tree.cluster import METHODS
 from ..tree.distances import SOURCES, TRANSFORMS, TRIPLET_CHOICES
 from ._scale import add_scheduler_option
 from ._common import (
+    Progress,
     add_device_options,
     add_mode_option,
     add_scoring_options,
@@ -63,6 +64,8 @@ def register(subparsers) -> None:
     add_scheduler_option(g, "score the triplets on Dask workers (the exact engine)")
     p.add_argument("-v", "--verbose", action="store_true",
                    help="say on stderr what was done")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="no progress bar (k-mer distances)")
     add_device_options(p)
     add_scoring_options(p, "triplet")
     p.set_defaults(func=run)
@@ -97,7 +100,8 @@ def run(args) -> int:
         if extra:
             raise OptionError(f"{extra[0]} applies to triplet distances, not to "
                               f"--tree-distances {args.tree_distances}")
-    gt = build_guide_tree(seqs, distances=args.tree_distances, method=args.method, **options)
+    gt = build_guide_tree(seqs, distances=args.tree_distances, method=args.method,
+                          progress=Progress(not args.quiet), **options)
     text = gt.newick()
     with atomic_output(args.output) as fh:
         fh.write(text + "\n")

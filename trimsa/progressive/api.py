@@ -344,8 +344,8 @@ class Aligner:
         ``(name, seq)`` pairs or strings.
 
         ``progress``, when given, is called as ``progress(done, total, stage)``
-        while the long stages run (``stage``: ``"library"``, then
-        ``"merges"``). ``format``: the output format the result will be
+        while the long stages run (``stage``: ``"tree: ..."`` for the passes of
+        the k-mer guide tree over all pairs, ``"library"``, ``"merges"``). ``format``: the output format the result will be
         written in, checked against the names before any work.
         """
         t0 = time.perf_counter()
@@ -386,7 +386,7 @@ class Aligner:
                 library = self._library(seqs, codes, sc, threads, progress, stages,
                                         workers=workers)
             t = time.perf_counter()
-            tree = self._guide_tree(seqs, scoring, threads, source, library, workers)
+            tree = self._guide_tree(seqs, scoring, threads, source, library, workers, progress)
             stages.append(self._tree_stage(tree, source, time.perf_counter() - t))
             if exact:
                 rows = self._exact_triplet(seqs, scoring, threads, stages)
@@ -538,11 +538,13 @@ class Aligner:
                 return None
             per //= 2
 
-    def _guide_tree(self, seqs, scoring, threads, source, library, workers=None) -> GuideTree:
+    def _guide_tree(self, seqs, scoring, threads, source, library, workers=None,
+                    progress=None) -> GuideTree:
         if source == "given":
             return GuideTree.read(self.guide_tree, seqs.names)
         if source == "kmer":
-            return build_guide_tree(seqs, distances="kmer", method=self.method, threads=threads)
+            return build_guide_tree(seqs, distances="kmer", method=self.method, threads=threads,
+                                    progress=progress)
         if source == "pairwise":
             return self._pairwise_tree(seqs, library)
         if len(seqs) == 2:   # one tree only, and no triplet to score

@@ -37,7 +37,7 @@ MATRIX_BYTES = 2 * 2 ** 30
 
 def build_guide_tree(seqs, *, distances: Source = "triplet", method: Method = "nj",
                      verbose: bool = False, matrix_bytes: float | None = None,
-                     **options) -> GuideTree:
+                     progress=None, **options) -> GuideTree:
     """Guide tree of ``seqs``: distances from the source ``distances``, then ``method``.
 
     Parameters
@@ -57,6 +57,9 @@ def build_guide_tree(seqs, *, distances: Source = "triplet", method: Method = "n
         the ``n x n`` matrix is larger, k-mer distances with UPGMA build the same tree
         in bounded memory (:func:`trimsa.tree.bounded.kmer_upgma`, its dense phase held
         to this many bytes); other sources and methods are an error.
+    progress
+        Called as ``progress(done, total, stage)`` while the k-mer distances are
+        computed (the passes over all pairs); the triplet source does not call it.
     **options
         The source's own options (an option the source does not take is an
         error): ``device`` and ``threads`` for both; ``scoring``, ``mode``,
@@ -93,10 +96,13 @@ def build_guide_tree(seqs, *, distances: Source = "triplet", method: Method = "n
         from .distances import check_kmer_device
 
         check_kmer_device(options.get("device", "cpu"))
-        tree = kmer_upgma(seqs, matrix_bytes=limit, threads=options.get("threads", 0))
+        tree = kmer_upgma(seqs, matrix_bytes=limit, threads=options.get("threads", 0),
+                          progress=progress)
         if verbose:
             print(f"trimsa: {tree.summary()}", file=sys.stderr)
         return tree
+    if distances == "kmer" and progress is not None:
+        options["progress"] = lambda done, total: progress(done, total, "tree: k-mer distances")
     dist = source(seqs, **options)
     t0 = time.perf_counter()
     tree = METHODS[method](dist.matrix, seqs.names)

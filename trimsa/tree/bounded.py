@@ -46,8 +46,9 @@ NEIGHBOURS = 64
 MAX_NEIGHBOURS = 1024
 
 
-def neighbours(bits, counts, K: int, threads: int):
-    """Each sequence's ``K`` nearest sequences, their distances and its radius."""
+def neighbours(bits, counts, K: int, threads: int, progress=None):
+    """Each sequence's ``K`` nearest sequences, their distances and its radius
+    (``progress(done, total)`` in sequences, when given)."""
     from . import _cpu
 
     n = bits.shape[0]
@@ -55,7 +56,7 @@ def neighbours(bits, counts, K: int, threads: int):
     nbd = np.zeros((n, K))
     radius = np.zeros(n)
     _numba.in_threads(lambda rows: _cpu.kmer_neighbours(bits, counts, rows, nb, nbd, radius),
-                      np.arange(n, dtype=np.int64), threads)
+                      np.arange(n, dtype=np.int64), threads, progress)
     return nb, nbd, radius
 
 
@@ -68,10 +69,11 @@ def clusters_of(n: int, joins) -> np.ndarray:
     return top[:n]
 
 
-def dense_rest(bits, counts, owner, threads: int):
+def dense_rest(bits, counts, owner, threads: int, progress=None):
     """UPGMA joins between the clusters ``owner`` assigns the sequences to, from their mean
     k-mer distances: ``(ids, joins, heights)``, ``joins`` in slots ``0..m-1`` of the
-    cluster ids ``ids`` and ``m, m + 1, ...`` for the new nodes."""
+    cluster ids ``ids`` and ``m, m + 1, ...`` for the new nodes (``progress(done,
+    total)`` in pairs of sequences, when given)."""
     from . import _cpu
 
     ids, slot = np.unique(owner, return_inverse=True)
@@ -84,7 +86,8 @@ def dense_rest(bits, counts, owner, threads: int):
     M = np.zeros((m, m))
     _numba.in_threads(
         lambda slots: _cpu.cluster_sums(bits, counts, order, start, slot_at, slots, M),
-        np.arange(m, dtype=np.int64), threads)
+        np.arange(m, dtype=np.int64), threads, progress,
+        weights=size * (order.size - start[1:]))
     sz = size.astype(float)
     M /= sz[:, None]
     M /= sz[None, :]
@@ -93,10 +96,11 @@ def dense_rest(bits, counts, owner, threads: int):
 
 
 def upgma_joins(bits, counts, matrix_bytes: float, neighbours_start: int = NEIGHBOURS,
-                threads: int = 1):
+                threads: int = 1, progress=None):
     """UPGMA joins of the sequences whose k-mer sets are ``bits`` (``counts`` bits set each),
     the matrix of the dense phase held to ``matrix_bytes``: ``(joins, heights, info)`` as
-    :func:`trimsa.tree._cpu.upgma_joins` returns them, and what was done (module docs)."""
+    :func:`trimsa.tree._cpu.upgma_joins` returns them, and what was done (module docs).
+    ``progress(done, total, stage)``, when given, follows the passes over all pairs."""
     from . import _cpu
 
     n = bits.shape[0]
@@ -107,7 +111,8 @@ def upgma_joins(bits, counts, matrix_bytes: float, neighbours_start: int = NEIGH
     K = max(1, min(int(neighbours_start), n - 1))
     steps, joins, heights, evaluated = 0, np.zeros((0, 2), np.int64), np.zeros(0), 0.0
     while n > m:
-        nb, nbd, radius = neighbours(bits, counts, K, threads)
+        nb, nbd, radius = neighbours(bits, counts, K, threads,
+                                     _staged(progress, f"tree: {K} nearest neighbours"))
         steps, joins, heights, evaluated = _cpu.sparse_upgma(bits, counts, nb, nbd, radius, m)
         del nb, nbd
         if n - steps <= m:
@@ -119,7 +124,8 @@ def upgma_joins(bits, counts, matrix_bytes: float, neighbours_start: int = NEIGH
                 f"({matrix_bytes:.3g} bytes); allow a larger guide-tree matrix")
         K = min(2 * K, n - 1, MAX_NEIGHBOURS)
     joins, heights = joins[:steps], heights[:steps]
-    ids, rest, rest_h = dense_rest(bits, counts, clusters_of(n, joins), threads)
+    ids, rest, rest_h = dense_rest(bits, counts, clusters_of(n, joins), threads,
+                                   _staged(progress, "tree: distances between clusters"))
     node = np.concatenate([ids, n + steps + np.arange(ids.size - 1)])
     info = {"neighbours": K if n > m else 0, "sparse_joins": int(steps),
             "dense_clusters": int(ids.size), "evaluated": float(evaluated),
@@ -127,8 +133,12 @@ def upgma_joins(bits, counts, matrix_bytes: float, neighbours_start: int = NEIGH
     return (np.concatenate([joins, node[rest]]), np.concatenate([heights, rest_h]), info)
 
 
+def _staged(progress, stage: str):
+    return None if progress is None else (lambda done, total: progress(done, total, stage))
+
+
 def kmer_upgma(seqs, *, matrix_bytes: float, neighbours_start: int = NEIGHBOURS,
-               threads: int = 0) -> GuideTree:
+               threads: int = 0, progress=None) -> GuideTree:
     """UPGMA on the k-mer distances of ``seqs`` (:func:`~trimsa.tree.distances.kmer_distances`)
     with at most ``matrix_bytes`` for the matrix of its dense phase (module docs).
 
@@ -136,14 +146,16 @@ def kmer_upgma(seqs, *, matrix_bytes: float, neighbours_start: int = NEIGHBOURS,
     up to the order of joins at equal distances. Its ``distances`` carry no matrix; their
     ``info`` says how it was built: ``neighbours`` (K, 0 when no join came from them),
     ``sparse_joins``, ``dense_clusters``, ``evaluated`` (pairs whose distance was computed
-    to make a bound exact) and ``matrix_bytes``.
+    to make a bound exact) and ``matrix_bytes``. ``progress(done, total, stage)``, when
+    given, is called as the passes over all pairs go.
     """
     t0 = time.perf_counter()
     seqs = as_sequence_set(seqs)
     seqs.require(2, "a guide tree")
     nthreads = _numba.set_threads(threads)
     bits, counts = kmer_sets(seqs)
-    joins, heights, info = upgma_joins(bits, counts, matrix_bytes, neighbours_start, nthreads)
+    joins, heights, info = upgma_joins(bits, counts, matrix_bytes, neighbours_start, nthreads,
+                                       progress)
     tree = GuideTree.from_heights(seqs.names, joins, heights, method="upgma")
     info["k"] = kmer_k(seqs.alphabet.name)
     seconds = time.perf_counter() - t0

@@ -154,13 +154,14 @@ def check_kmer_device(device: str) -> None:
                           "compute on a GPU, or device 'cpu' or 'auto'")
 
 
-def kmer_distances(seqs, *, device: str = "cpu", threads: int = 0) -> Distances:
+def kmer_distances(seqs, *, device: str = "cpu", threads: int = 0,
+                   progress=None) -> Distances:
     """``1 - shared / min`` over the sequences' sets of distinct k-mers.
 
     The sets are bit sets over the residue codes present (hashed to 65,536
     slots when there are more k-mers than that); k is :func:`kmer_k`. They
     have no GPU path: ``device="gpu"`` is an error (``"auto"`` computes on
-    the CPU).
+    the CPU). ``progress(done, total)``, when given, counts the pairs done.
     """
     from . import _cpu
 
@@ -172,7 +173,8 @@ def kmer_distances(seqs, *, device: str = "cpu", threads: int = 0) -> Distances:
     bits, counts = kmer_sets(seqs)
     D = np.zeros((n, n))
     _numba.in_threads(lambda rows: _cpu.kmer_bitset_rows(bits, counts, rows, D),
-                      np.arange(n, dtype=np.int64), nthreads)
+                      np.arange(n, dtype=np.int64), nthreads, progress,
+                      weights=np.arange(n - 1, -1, -1))
     return Distances(seqs.names, D, "kmer", {"k": kmer_k(seqs.alphabet.name)},
                      {"k-mer distances": time.perf_counter() - t0})
 
