@@ -49,10 +49,11 @@ def random_case(seed):
     return codes, table, gaps, bool(rng.random() < 0.8)
 
 
-def libraries(codes, table, gaps, posterior, **gpu):
-    cpu = consistency.build_library(codes, table, *gaps, posterior=posterior, threads=2)
+def libraries(codes, table, gaps, posterior, slots=None, **gpu):
+    cpu = consistency.build_library(codes, table, *gaps, posterior=posterior, threads=2,
+                                    slots=slots)
     dev = consistency.build_library(codes, table, *gaps, posterior=posterior, threads=2,
-                                    device="gpu", **gpu)
+                                    slots=slots, device="gpu", **gpu)
     return cpu, dev
 
 
@@ -79,8 +80,10 @@ def test_emulated_kernels_give_the_cpu_library(on_emulated_gpu, monkeypatch, see
     on_emulated_gpu.free = [8 << 30, 4e5][seed % 2]
     if seed % 3 == 2:   # batches cut by the host's share instead
         monkeypatch.setattr(_gpu, "HOST_BATCH_BYTES", 1000)
-    cpu, dev = libraries(codes, table, gaps, posterior)
+    slots = (None, 1, 2)[seed % 3] if posterior else None
+    cpu, dev = libraries(codes, table, gaps, posterior, slots)
     assert_same(cpu, dev)
+    assert dev.maps.shape[1] == (slots or (consistency.POSTERIOR_SLOTS if posterior else 1))
     if posterior and seed == 0:
         assert dev.n_posterior > 0
 

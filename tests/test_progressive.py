@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from trimsa.errors import InputFormatError, OptionError
+from trimsa.io import as_sequence_set
 from trimsa.progressive import _cpu, engine
 from trimsa.progressive.api import Aligner, align
 from trimsa.tree import GuideTree
@@ -635,9 +636,57 @@ def test_the_tree_library_has_its_own_budget(monkeypatch):
         Aligner(device="gpu", threads=1).align(pairs)
     assert Aligner().cell_budget("all") == api.LIBRARY_CELLS
     assert Aligner().cell_budget("tree") == api.TREE_LIBRARY_CELLS
+    assert Aligner().cell_budget("tree", 100) == api.TREE_LIBRARY_CELLS
+    assert Aligner().cell_budget("tree", 10 ** 5) == 10 ** 5 * api.TREE_LIBRARY_CELLS_PER_SEQUENCE
+    assert Aligner().cell_budget("all", 10 ** 5) == api.LIBRARY_CELLS
     assert Aligner(max_library_cells=5e6).cell_budget("tree") == 5e6
     with pytest.raises(OptionError, match="max_library_cells must be a number > 0"):
         Aligner(max_library_cells=0)
+
+
+def test_over_the_maps_budget_the_partners_halve_before_the_pairs(monkeypatch):
+    from trimsa.progressive import api, consistency
+
+    pairs = evolve(40, 40, 5)
+    monkeypatch.setattr(api, "LIBRARY_BYTES", 1000)
+    seqs = as_sequence_set(pairs)
+    full = align(pairs, threads=1)
+    btree = full.guide.binary()
+    need = {per: consistency.pairs_cost(seqs.lengths, consistency.tree_pairs(btree, per), 1)[1]
+            for per in (128, 64)}
+    assert need[64] < need[128]
+    # 128 per merge fit with 2 partners, not with 4
+    monkeypatch.setattr(api, "TREE_LIBRARY_BYTES", 2 * need[128])
+    res = align(pairs, threads=1)
+    lib = {s.name: s for s in res.stages}["library"]
+    assert "up to 128 per merge" in lib.method and "2 posterior partners per residue" in lib.method
+    # 128 per merge fit with 1 partner only: taken before 64 per merge with more
+    monkeypatch.setattr(api, "TREE_LIBRARY_BYTES", need[128])
+    lib = {s.name: s for s in align(pairs, threads=1).stages}["library"]
+    assert "up to 128 per merge" in lib.method and "1 posterior partner per residue" in lib.method
+    # less than that: the pairs halve
+    monkeypatch.setattr(api, "TREE_LIBRARY_BYTES", need[64])
+    lib = {s.name: s for s in align(pairs, threads=1).stages}["library"]
+    assert "up to 64 per merge" in lib.method and "1 posterior partner per residue" in lib.method
+    with pytest.raises(ValueError, match="slots must be a positive integer"):
+        consistency.library_slots(True, 0)
+    with pytest.raises(ValueError, match="without posteriors keeps 1 partner"):
+        consistency.library_slots(False, 2)
+
+
+def test_fewer_partners_keep_the_most_probable_of_more():
+    from trimsa.progressive import consistency
+
+    for seed in range(4):
+        rng = np.random.default_rng(seed)
+        codes = [rng.integers(0, 4, int(rng.integers(20, 80))) for _ in range(6)]
+        table = np.where(np.eye(4, dtype=bool), 2.0, -1.0)
+        four = consistency.build_library(codes, table, -3.0, -1.0, 0.5, posterior=True)
+        for k in (1, 2):
+            few = consistency.build_library(codes, table, -3.0, -1.0, 0.5, posterior=True,
+                                            slots=k)
+            assert np.array_equal(few.maps, four.maps[:, :k])
+            assert np.array_equal(few.probs, four.probs[:, :k])
 
 
 def test_library_votes_posterior_and_alignment(monkeypatch):

@@ -64,6 +64,8 @@ LIBRARY_BYTES = 2 ** 30
 #: sequences of 400 residues, where the whole run peaked at 7.4 GB on the GPU path.
 TREE_LIBRARY_CELLS = 1e11
 TREE_LIBRARY_BYTES = 6 * 2 ** 30
+#: Beyond 10,000 sequences the tree library's cells grow with them: this many per sequence.
+TREE_LIBRARY_CELLS_PER_SEQUENCE = 1e7
 #: With device ``"auto"``, the library goes to the GPU from this many DP cells on: below
 #: it all cores of a 16-core machine were faster than an H100, whose one thread per pair
 #: takes about 0.2 s for pairs of 500 residues however few they are
@@ -203,9 +205,11 @@ class Aligner:
         (every pair; an error beyond its budget of :data:`LIBRARY_CELLS` DP cells,
         about 250 sequences of 450 residues, or :data:`LIBRARY_BYTES` of residue
         maps), ``"tree"`` (up to ``pairs_per_merge`` pairs drawn at each merge of
-        the guide tree, halved while over its budget of :data:`TREE_LIBRARY_CELLS`
-        cells and :data:`TREE_LIBRARY_BYTES`; no library below
-        :data:`MIN_PAIRS_PER_MERGE` per merge) or ``"auto"`` (default: all
+        the guide tree while they fit a budget of :data:`TREE_LIBRARY_CELLS` cells, or
+        :data:`TREE_LIBRARY_CELLS_PER_SEQUENCE` per sequence where that is more, and
+        :data:`TREE_LIBRARY_BYTES` of maps: over it, the posterior partners kept per
+        residue halve first, then the pairs per merge, each time from the start of the
+        partners; no library below :data:`MIN_PAIRS_PER_MERGE` per merge) or ``"auto"`` (default: all
         pairs while they fit their budget, else the tree's).
     pairs_per_merge
         See ``library`` (default :data:`PAIRS_PER_MERGE`).
@@ -219,8 +223,9 @@ class Aligner:
         of the global affine alignment itself.
     max_library_cells
         The library's budget of DP cells, for either design (default None:
-        :data:`LIBRARY_CELLS` for all pairs, :data:`TREE_LIBRARY_CELLS` for the
-        tree's).
+        :data:`LIBRARY_CELLS` for all pairs, the larger of
+        :data:`TREE_LIBRARY_CELLS` and :data:`TREE_LIBRARY_CELLS_PER_SEQUENCE` per
+        sequence for the tree's).
     max_witnesses
         How many third sequences vote in the library's extension (spread
         evenly along the guide tree); ``None`` = all of them, ``0`` = only the
@@ -453,9 +458,10 @@ class Aligner:
         return len(seqs) == 3 and self.exact_triplet
 
     def _library(self, seqs, codes, sc, threads, progress, stages, pairs=None, design=None,
-                 workers=None):
+                 workers=None, slots=None):
         """The library of all pairs, or of ``pairs`` (described by ``design``), on the Dask
-        client ``workers`` when given."""
+        client ``workers`` when given, with ``slots`` partners per residue (default
+        :attr:`slots`)."""
         from .consistency import all_pairs, build_library, library_bytes, library_cells, pairs_cost
 
         if pairs is None:
@@ -488,8 +494,8 @@ class Aligner:
         library = build_library(codes, sc.table[:-1, :-1], sc.gap_open, sc.gap_extend, sc.term,
                                 pairs=pairs, weight=float(self.consistency),
                                 witnesses=np.zeros(0, np.int64), posterior=self.posterior,
-                                threads=threads, progress=step, device=device, gpus=gpus,
-                                scheduler=workers)
+                                slots=slots, threads=threads, progress=step, device=device,
+                                gpus=gpus, scheduler=workers)
         if workers is not None:
             from ..triplet.distributed import describe_workers
 
@@ -517,23 +523,35 @@ class Aligner:
         return resolve_device(self.device, announce=False)
 
     def _tree_library(self, seqs, codes, sc, btree, threads, progress, stages, workers=None):
-        """The library of the pairs drawn along ``btree``, as many per merge as the budget
-        allows (``pairs_per_merge``, halved while over it); None, with a stage saying why,
-        when fewer than :data:`MIN_PAIRS_PER_MERGE` would fit."""
+        """The library of the pairs drawn along ``btree``, as many per merge and partners
+        per residue as the budget allows (``pairs_per_merge`` and :attr:`slots`; over it,
+        the partners halve first, then the pairs); None, with a stage saying why, when
+        fewer than :data:`MIN_PAIRS_PER_MERGE` per merge with one partner would fit."""
         from .consistency import pairs_cost, tree_pairs
 
+        budget = self.cell_budget("tree", len(seqs))
         per = self.pairs_per_merge
         while True:
             pairs = tree_pairs(btree, per)
-            cells, nbytes = pairs_cost(seqs.lengths, pairs, self.slots)
-            if cells <= self.cell_budget("tree") and nbytes <= TREE_LIBRARY_BYTES:
-                return self._library(seqs, codes, sc, threads, progress, stages, pairs,
-                                     f"up to {per} per merge of the guide tree", workers)
+            slots = self.slots
+            while True:
+                cells, nbytes = pairs_cost(seqs.lengths, pairs, slots)
+                if cells <= budget and nbytes <= TREE_LIBRARY_BYTES:
+                    design = f"up to {per} per merge of the guide tree"
+                    if slots < self.slots:
+                        design += (f", {slots} posterior partner{'s' if slots > 1 else ''}"
+                                   f" per residue (of {self.slots}: the maps' budget)")
+                    return self._library(seqs, codes, sc, threads, progress, stages, pairs,
+                                         design, workers, slots)
+                if slots == 1 or cells > budget:
+                    break
+                slots //= 2
             if per // 2 < min(MIN_PAIRS_PER_MERGE, self.pairs_per_merge):
                 stages.append(Stage(
                     "library", f"none: {per} pairs per merge need {cells:.3g} cells and "
-                    f"{nbytes:.3g} bytes of maps, beyond the tree library's budget of "
-                    f"{self.cell_budget('tree'):.3g} cells or {TREE_LIBRARY_BYTES} bytes",
+                    f"{nbytes:.3g} bytes of maps ({slots} partner{'s' if slots > 1 else ''} "
+                    f"per residue), beyond the tree library's budget of {budget:.3g} cells "
+                    f"or {TREE_LIBRARY_BYTES} bytes",
                     "cpu", 0, "pairs", None, 0.0))
                 return None
             per //= 2
@@ -617,11 +635,14 @@ class Aligner:
         return (library_cells(seqs.lengths) <= self.cell_budget("all")
                 and library_bytes(seqs.lengths, self.slots) <= LIBRARY_BYTES)
 
-    def cell_budget(self, design: str) -> float:
-        """DP cells the library of ``design`` (``"all"`` or ``"tree"``) may spend."""
+    def cell_budget(self, design: str, n: int = 0) -> float:
+        """DP cells the library of ``design`` (``"all"`` or ``"tree"``) of ``n`` sequences
+        may spend."""
         if self.max_library_cells is not None:
             return float(self.max_library_cells)
-        return LIBRARY_CELLS if design == "all" else TREE_LIBRARY_CELLS
+        if design == "all":
+            return LIBRARY_CELLS
+        return max(TREE_LIBRARY_CELLS, TREE_LIBRARY_CELLS_PER_SEQUENCE * n)
 
     @property
     def posterior(self) -> bool:

@@ -192,8 +192,9 @@ POSTERIOR_BAND = 64
 
 
 def build_library(codes, table, gap_open, gap_extend, term, *, pairs=None, weight=1.0,
-                  witnesses=None, posterior: bool = False, threads: int = 1,
-                  progress=None, device: str = "cpu", gpus=None, scheduler=None) -> Library:
+                  witnesses=None, posterior: bool = False, slots: int | None = None,
+                  threads: int = 1, progress=None, device: str = "cpu", gpus=None,
+                  scheduler=None) -> Library:
     """Align ``pairs`` of ``codes`` (compact code arrays; default: all pairs) and index them.
 
     ``table`` is the substitution table over the compact codes; ``gap_open``
@@ -207,7 +208,9 @@ def build_library(codes, table, gap_open, gap_extend, term, *, pairs=None, weigh
     the pair's alignment, in the band of :data:`POSTERIOR_BAND` columns either side
     of its path (:func:`trimsa.progressive._cpu.pair_maps`), instead of the one it is
     aligned with (a pair whose posteriors are not finite keeps its alignment's;
-    :attr:`Library.n_posterior` counts the others).
+    :attr:`Library.n_posterior` counts the others). ``slots``: how many partners
+    each residue keeps with ``posterior`` (default :data:`POSTERIOR_SLOTS`; the
+    most probable are kept, so fewer slots keep a prefix of more); without it, 1.
     ``progress(done, total)`` is called after every :data:`PROGRESS_PAIRS` pairs (on
     the GPU: after every batch; on Dask workers: after every part). ``device``:
     ``"cpu"`` (numba, ``threads`` threads) or ``"gpu"``
@@ -230,8 +233,10 @@ def build_library(codes, table, gap_open, gap_extend, term, *, pairs=None, weigh
     if pairs.size and (pairs[:, 0] == pairs[:, 1]).any():
         raise ValueError("a library pair joins a sequence to itself")
     pairs = np.ascontiguousarray(pairs)
+    slots = library_slots(posterior, slots)
     tab = np.ascontiguousarray(table, np.float32)
-    args = (tab, np.float32(gap_open), np.float32(gap_extend), np.float32(term), bool(posterior))
+    args = (tab, np.float32(gap_open), np.float32(gap_extend), np.float32(term), bool(posterior),
+            slots)
     if scheduler is not None:
         if gpus is not None:
             raise ValueError("gpus cannot be combined with a scheduler (each Dask worker "
@@ -255,13 +260,14 @@ def pair_layout(lengths, pairs) -> tuple[np.ndarray, np.ndarray]:
     return off_st, off_st + lengths[pairs[:, 0]]
 
 
-def align_pairs(flat, offsets, pairs, tab, g, e, tm, posterior, *, threads=1, progress=None,
-                device="cpu", gpus=None) -> tuple:
+def align_pairs(flat, offsets, pairs, tab, g, e, tm, posterior, slots, *, threads=1,
+                progress=None, device="cpu", gpus=None) -> tuple:
     """Align ``pairs`` (sorted, ``s < t``) of the sequences ``flat[offsets[i]:offsets[i+1]]``
     on this process's ``device`` and return the library's arrays in
-    :func:`pair_layout`: ``off_st, off_ts, ident, trust, maps, probs, has_post``."""
+    :func:`pair_layout`: ``off_st, off_ts, ident, trust, maps, probs, has_post``
+    (``slots`` partners per residue)."""
     P = len(pairs)
-    arrays = _allocate(np.diff(offsets), pairs, posterior)
+    arrays = _allocate(np.diff(offsets), pairs, slots)
     off_st, off_ts, ident, trust, maps, probs, has_post = arrays
     if device == "gpu":
         from . import _gpu
@@ -286,12 +292,23 @@ def align_pairs(flat, offsets, pairs, tab, g, e, tm, posterior, *, threads=1, pr
     return arrays
 
 
-def _allocate(lengths, pairs, posterior) -> tuple:
+def library_slots(posterior: bool, slots: int | None = None) -> int:
+    """Partners kept per residue: ``slots`` (default :data:`POSTERIOR_SLOTS`) with
+    posteriors, 1 without."""
+    if slots is None:
+        return POSTERIOR_SLOTS if posterior else 1
+    if not isinstance(slots, (int, np.integer)) or slots < 1:
+        raise ValueError(f"slots must be a positive integer, got {slots!r}")
+    if not posterior and slots != 1:
+        raise ValueError("a library without posteriors keeps 1 partner per residue")
+    return int(slots)
+
+
+def _allocate(lengths, pairs, slots: int) -> tuple:
     """The library's arrays for ``pairs``, unfilled (see :func:`align_pairs`)."""
     P = len(pairs)
     off_st, off_ts = pair_layout(lengths, pairs)
     rows = int((lengths[pairs[:, 0]] + lengths[pairs[:, 1]]).sum())
-    slots = POSTERIOR_SLOTS if posterior else 1
     return (off_st, off_ts, np.zeros(P, np.float64), np.zeros(P, np.float64),
             np.full((rows, slots), -1, np.int32), np.zeros((rows, slots), np.float32),
             np.zeros(P, np.uint8))
@@ -301,7 +318,7 @@ def _allocate(lengths, pairs, posterior) -> tuple:
 PARTS_PER_WORKER = 4
 
 
-def _pairs_task(payload, pairs, tab, g, e, tm, posterior, device):
+def _pairs_task(payload, pairs, tab, g, e, tm, posterior, slots, device):
     """The Dask task of :func:`align_pairs_distributed`: one part's arrays, its pairs laid
     out as if they were the whole library (``ident, trust, maps, probs, has_post``)."""
     from ..triplet.backends import resolve_device
@@ -309,11 +326,12 @@ def _pairs_task(payload, pairs, tab, g, e, tm, posterior, device):
 
     dev = resolve_device(device, announce=False)
     _, _, *arrays = align_pairs(payload.codes, payload.offsets, pairs, tab, g, e, tm,
-                                posterior, threads=worker_threads(), device=dev)
+                                posterior, slots, threads=worker_threads(), device=dev)
     return tuple(arrays)
 
 
-def align_pairs_distributed(flat, offsets, pairs, tab, g, e, tm, posterior, *, device="auto",
+def align_pairs_distributed(flat, offsets, pairs, tab, g, e, tm, posterior, slots, *,
+                            device="auto",
                             progress=None, scheduler="local:2",
                             parts_per_worker: int = PARTS_PER_WORKER) -> tuple:
     """:func:`align_pairs` on the Dask workers of ``scheduler``: the pairs are cut into
@@ -328,7 +346,7 @@ def align_pairs_distributed(flat, offsets, pairs, tab, g, e, tm, posterior, *, d
     lengths = np.diff(offsets)
     P = len(pairs)
     sizes = lengths[pairs[:, 0]] + lengths[pairs[:, 1]]
-    arrays = _allocate(lengths, pairs, posterior)
+    arrays = _allocate(lengths, pairs, slots)
     off_st, off_ts, ident, trust, maps, probs, has_post = arrays
     written = np.zeros(P, np.int8)
     if P == 0:
@@ -358,7 +376,7 @@ def align_pairs_distributed(flat, offsets, pairs, tab, g, e, tm, posterior, *, d
                 progress(done[0], P)
 
         tdist.run_parts(client, payload, lambda p: pairs[parts[p]], order, _pairs_task,
-                        (tab, g, e, tm, posterior, device), store, in_flight=W)
+                        (tab, g, e, tm, posterior, slots, device), store, in_flight=W)
     if not (written == 1).all():  # pragma: no cover - would be a bug in the partition
         raise AssertionError("internal error: a library pair was written %d times"
                              % int(written[written != 1][0]))
