@@ -15,7 +15,7 @@ A data set is a folder with the files that ``../shared/data/sim`` uses:
 AliSim runs through piqtree (``pip install 'trimsa[sim]'``), which needs
 Python 3.12 or newer; it is imported only when a simulation runs. Random trees
 are reconstructed birth-death trees (birth rate 1, death rate 0.5, ultrametric),
-drawn as a coalescent point process in O(n log n) time and rescaled to the
+drawn as a coalescent point process in linear time and rescaled to the
 requested root-to-tip height, with taxa named ``S1`` ... ``SN`` as in the
 shared data.
 
@@ -122,7 +122,7 @@ class Simulation:
 
 def birth_death_tree(n_taxa: int, height: float = 1.0, *, birth_rate: float = 1.0,
                      death_rate: float = 0.5, seed: int | None = None) -> str:
-    """A random ultrametric birth-death tree as Newick, in O(n log n) time.
+    """A random ultrametric birth-death tree as Newick, in time linear in ``n_taxa``.
 
     The tree is the reconstructed tree of a constant-rate birth-death process
     conditioned on ``n_taxa`` living tips (the extinct lineages pruned), drawn

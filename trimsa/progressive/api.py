@@ -207,10 +207,10 @@ class Aligner:
         maps), ``"tree"`` (up to ``pairs_per_merge`` pairs drawn at each merge of
         the guide tree while they fit a budget of :data:`TREE_LIBRARY_CELLS` cells, or
         :data:`TREE_LIBRARY_CELLS_PER_SEQUENCE` per sequence where that is more, and
-        :data:`TREE_LIBRARY_BYTES` of maps: over it, the posterior partners kept per
-        residue halve first, then the pairs per merge, each time from the start of the
-        partners; no library below :data:`MIN_PAIRS_PER_MERGE` per merge) or ``"auto"`` (default: all
-        pairs while they fit their budget, else the tree's).
+        :data:`TREE_LIBRARY_BYTES` of maps; over it the posterior partners kept per
+        residue halve first (4, 2, 1), then the pairs per merge (again with 4
+        partners first); no library below :data:`MIN_PAIRS_PER_MERGE` per merge) or
+        ``"auto"`` (default: all pairs while they fit their budget, else the tree's).
     pairs_per_merge
         See ``library`` (default :data:`PAIRS_PER_MERGE`).
     library_votes
@@ -350,8 +350,9 @@ class Aligner:
 
         ``progress``, when given, is called as ``progress(done, total, stage)``
         while the long stages run (``stage``: ``"tree: ..."`` for the passes of
-        the k-mer guide tree over all pairs, ``"library"``, ``"merges"``). ``format``: the output format the result will be
-        written in, checked against the names before any work.
+        the k-mer guide tree over all pairs, ``"library"``, ``"merges"``).
+        ``format``: the output format the result will be written in, checked
+        against the names before any work.
         """
         t0 = time.perf_counter()
         alpha = None if self.alphabet == "auto" else self.alphabet
