@@ -769,6 +769,9 @@ def test_oversized_dp_is_refused(monkeypatch):
     with pytest.raises(TrimsaError, match="traceback"):
         align([("a", "ACGT" * 5), ("b", "ACGA" * 5), ("c", "ACG"), ("d", "ACGTT" * 4)],
               consistency=0)
+    # the same error from a merge run on a thread of the pool (more than 3 merges)
+    with pytest.raises(TrimsaError, match="traceback"):
+        align(evolve(12, 30, 3), consistency=0, threads=2)
 
 
 # -- three sequences: the exact engine ------------------------------------------------------

@@ -13,6 +13,7 @@ sequences' tree weights (ClustalW style) normalised within the cluster.
 from __future__ import annotations
 
 import concurrent.futures as _cf
+import queue
 import threading
 from dataclasses import dataclass
 
@@ -169,21 +170,29 @@ class Walk:
             waiting[v] = sum(1 for c in kids if c >= n)
             for c in kids:
                 parent[c] = v
+        # finished merges arrive on a queue: waiting on all pending futures at once would
+        # cost time in proportion to their number at every completion
+        finished = queue.SimpleQueue()
         with _cf.ThreadPoolExecutor(self.threads) as pool:
-            pending = {pool.submit(self.merge, v): v for v in order if waiting[v] == 0}
-            while pending:
-                finished, _ = _cf.wait(pending, return_when=_cf.FIRST_COMPLETED)
-                for fut in finished:
-                    v = pending.pop(fut)
-                    fut.result()
-                    done += 1
-                    if self.progress:
-                        self.progress(done, total)
-                    p = parent.get(v)
-                    if p is not None:
-                        waiting[p] -= 1
-                        if waiting[p] == 0:
-                            pending[pool.submit(self.merge, p)] = p
+
+            def submit(v):
+                pool.submit(self.merge, v).add_done_callback(
+                    lambda fut, v=v: finished.put((v, fut)))
+
+            for v in order:
+                if waiting[v] == 0:
+                    submit(v)
+            while done < total:
+                v, fut = finished.get()
+                fut.result()
+                done += 1
+                if self.progress:
+                    self.progress(done, total)
+                p = parent.get(v)
+                if p is not None:
+                    waiting[p] -= 1
+                    if waiting[p] == 0:
+                        submit(p)
 
     # -- the final rows ----------------------------------------------------
     def positions(self) -> tuple[list, int]:
