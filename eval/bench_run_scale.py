@@ -1,6 +1,6 @@
 """Scaling of ``trimsa run``: wall time and accuracy of one input on GPUs and Dask workers.
 
-    python eval/bench_run_scale.py SET [SET ...] [--configs gpu,gpus:0-1,cpu,workers:4]
+    python eval/bench_run_scale.py SET [SET ...] [--configs "gpu gpus:0-1 cpu workers:4"]
                                    [--out eval/results/bench_run_scale_<machine>]
 
 Each ``SET`` is a folder with ``input.fa(.gz)`` and ``true.fa(.gz)`` (the sim2 sets, or one
