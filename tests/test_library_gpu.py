@@ -104,13 +104,16 @@ def test_emulated_library_on_two_gpus_is_the_one_gpu_library(on_emulated_gpu, se
         consistency.build_library(codes, table, *gaps, device="gpu", gpus=[2])
 
 
-def test_gpus_option_is_checked():
+def test_gpus_option_is_checked(tmp_path):
     with pytest.raises(OptionError, match="not 'cpu'"):
         Aligner(device="cpu", gpus=[0])
     with pytest.raises(OptionError, match="distinct device numbers"):
         Aligner(gpus=[0, 0])
-    with pytest.raises(OptionError, match="only the library takes a list of GPUs"):
-        Aligner(gpus=[0], consistency=0).align(["ACGTACGTAA", "ACGTTCGTA", "AGGTACGAA"])
+    tree = tmp_path / "t.nwk"
+    tree.write_text("((seq1,seq2),(seq3,seq4));\n")
+    with pytest.raises(OptionError, match="no consistency library and no k-mer guide tree"):
+        Aligner(gpus=[0], consistency=0, guide_tree=str(tree)).align(
+            ["ACGTACGTAA", "ACGTTCGTA", "AGGTACGAA", "AGGTACGTA"])
 
 
 def test_pairs_whose_posteriors_fail_vote_with_their_alignment(on_emulated_gpu, monkeypatch):
@@ -167,9 +170,12 @@ def test_gpu_library_without_a_gpu_is_a_clear_error():
     assert Aligner(device="auto").align(["ACGTACGTAA", "ACGTTCGTA", "AGGTACGAA"]).stages
 
 
-def test_gpu_with_no_library_is_an_option_error():
+def test_gpu_with_no_library_and_a_given_tree_is_an_option_error(tmp_path):
+    tree = tmp_path / "t.nwk"
+    tree.write_text("((seq1,seq2),seq3);\n")
     with pytest.raises(OptionError, match="no stage of this alignment has a GPU path"):
-        Aligner(device="gpu", consistency=0).align(["ACGTACGTAA", "ACGTTCGTA", "AGGTACGAA"])
+        Aligner(device="gpu", consistency=0, guide_tree=str(tree)).align(
+            ["ACGTACGTAA", "ACGTTCGTA", "AGGTACGAA"])
 
 
 @pytest.mark.gpu

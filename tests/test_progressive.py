@@ -232,10 +232,7 @@ def test_aligner_repr_and_options():
 
 
 @pytest.mark.parametrize("options, n", [
-    pytest.param(dict(device="gpu", consistency=0), 5, id="gpu-no-library"),
-    pytest.param(dict(device="gpu", tree_distances="kmer", consistency=0), 5, id="gpu-kmer"),
     pytest.param(dict(device="gpu", guide_tree="t.nwk", consistency=0), 5, id="gpu-given-tree"),
-    pytest.param(dict(device="gpu"), 2, id="gpu-two-sequences"),
 ])
 def test_gpu_without_a_gpu_stage_is_an_error_before_any_work(options, n):
     with pytest.raises(OptionError, match="no stage of this alignment has a GPU path"):
@@ -618,22 +615,25 @@ def test_tree_library_is_used_beyond_the_budget_of_all_pairs():
         Aligner(library="all", pairs_per_merge=8)
 
 
-def test_the_tree_library_has_its_own_budget(monkeypatch):
+def test_the_tree_library_has_its_own_budget(monkeypatch, tmp_path):
     from trimsa.progressive import api
 
     pairs = evolve(40, 40, 5)
     # the maps of all pairs do not fit their budget: auto takes the tree's library, whose
     # own budget holds 128 pairs per merge
     monkeypatch.setattr(api, "LIBRARY_BYTES", 1000)
-    lib = {s.name: s for s in align(pairs, threads=1).stages}["library"]
+    res = align(pairs, threads=1)
+    lib = {s.name: s for s in res.stages}["library"]
     assert "up to 128 per merge" in lib.method and lib.items > 0
     # over the tree's budget: halved to the floor, then no library, and -v says why
     monkeypatch.setattr(api, "TREE_LIBRARY_BYTES", 1000)
     lib = {s.name: s for s in align(pairs, threads=1).stages}["library"]
     assert lib.items == 0 and "beyond the tree library's budget" in lib.method
-    # then no stage would use a GPU that was asked for
+    # then, with a given guide tree, no stage would use a GPU that was asked for
+    tree = tmp_path / "t.nwk"
+    tree.write_text(res.newick())
     with pytest.raises(OptionError, match="no stage of this alignment has a GPU path"):
-        Aligner(device="gpu", threads=1).align(pairs)
+        Aligner(device="gpu", threads=1, guide_tree=str(tree)).align(pairs)
     assert Aligner().cell_budget("all") == api.LIBRARY_CELLS
     assert Aligner().cell_budget("tree") == api.TREE_LIBRARY_CELLS
     assert Aligner().cell_budget("tree", 100) == api.TREE_LIBRARY_CELLS

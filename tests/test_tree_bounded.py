@@ -13,6 +13,7 @@ from trimsa.io import read_sequences
 from trimsa.progressive import Aligner
 from trimsa.tree import _cpu, bounded, build_guide_tree, kmer_distances
 from trimsa.tree import api as tree_api
+from trimsa.tree.distances import KmerSets
 
 DATA = Path(__file__).parent / "data"
 N16 = DATA / "tree_N16_h0.5.fa"
@@ -48,11 +49,25 @@ def random_sets(rng, n):
     return bits, B.sum(1).astype(np.int64)
 
 
+def shared_reference(bits, rows, cols):
+    """Shared set bits of ``rows`` x ``cols``, through numpy's unpacked bits."""
+    B = np.unpackbits(bits.view(np.uint8), axis=1).astype(np.int64)
+    return B[rows] @ B[cols].T
+
+
 def dense_matrix(bits, counts):
+    """``1 - shared / min(counts)`` of every pair, in numpy (0 on the diagonal)."""
     n = bits.shape[0]
-    D = np.zeros((n, n))
-    _cpu.kmer_bitset_rows(bits, counts, np.arange(n, dtype=np.int64), D)
+    S = shared_reference(bits, np.arange(n), np.arange(n))
+    m = np.minimum(counts[:, None], counts[None, :])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        D = np.where(m > 0, 1.0 - S / np.maximum(m, 1), 1.0)
+    np.fill_diagonal(D, 0.0)
     return D
+
+
+def sets(bits, counts, **options):
+    return KmerSets(bits, counts, threads=options.pop("threads", 1), **options)
 
 
 def test_the_reference_check_accepts_dense_upgma_and_rejects_a_wrong_join():
@@ -73,8 +88,8 @@ def test_bounded_joins_are_upgma_joins(seed):
     n = int(rng.integers(3, 70))
     bits, counts = random_sets(rng, n)
     m = int(rng.integers(2, n + 1))
-    joins, heights, info = bounded.upgma_joins(bits, counts, 8.0 * m * m,
-                                               int(rng.integers(1, 6)), 1)
+    joins, heights, info = bounded.upgma_joins(sets(bits, counts), 8.0 * m * m,
+                                               int(rng.integers(1, 6)))
     assert joins.shape == (n - 1, 2) and info["dense_clusters"] <= m
     assert info["sparse_joins"] + info["dense_clusters"] == n
     assert is_upgma(dense_matrix(bits, counts), joins, heights)
@@ -90,7 +105,7 @@ def test_bounds_made_exact_and_the_neighbour_lists_grown_are_exercised():
         bits, counts = random_sets(rng, n)
         m = int(rng.integers(2, n + 1))
         first = int(rng.integers(1, 6))
-        _, _, info = bounded.upgma_joins(bits, counts, 8.0 * m * m, first, 1)
+        _, _, info = bounded.upgma_joins(sets(bits, counts), 8.0 * m * m, first)
         evaluated += info["evaluated"] > 0
         grown += info["neighbours"] > first
     assert evaluated >= 3 and grown >= 3
@@ -131,7 +146,7 @@ def test_same_tree_as_dense_upgma_when_distances_do_not_tie():
     else:
         pytest.fail("no tie-free case drawn")
     dj, dh = _cpu.upgma_joins(D.copy())
-    joins, heights, _ = bounded.upgma_joins(bits, counts, 8.0 * 3 * 3, 2, 1)
+    joins, heights, _ = bounded.upgma_joins(sets(bits, counts), 8.0 * 3 * 3, 2)
     assert np.array_equal(np.sort(joins, 1), dj)
     assert np.allclose(heights, dh, rtol=0, atol=1e-12)
 
@@ -142,8 +157,6 @@ def test_beyond_the_matrix_budget_other_sources_and_methods_are_errors():
         build_guide_tree(seqs, distances="kmer", method="nj", matrix_bytes=100)
     with pytest.raises(OptionError, match="by upgma of triplet distances"):
         build_guide_tree(seqs, distances="triplet", method="upgma", matrix_bytes=100)
-    with pytest.raises(OptionError, match="no GPU path"):
-        build_guide_tree(seqs, distances="kmer", method="upgma", matrix_bytes=100, device="gpu")
     with pytest.raises(OptionError, match="holds no 2 x 2 matrix"):
         build_guide_tree(seqs, distances="kmer", method="upgma", matrix_bytes=16)
 

@@ -39,9 +39,9 @@ def register(subparsers) -> None:
                         "about 250 sequences of 450 residues at most, else kmer)")
     add_device_options(p)
     p.add_argument("--gpus", default=None, metavar="LIST",
-                   help="the GPUs the consistency library is built on when it goes to the GPU, "
-                        "e.g. 0,1 (default: every visible GPU; the result does not depend on "
-                        "them)")
+                   help="the GPUs the consistency library and the k-mer guide tree use when "
+                        "they go to the GPU, e.g. 0,1 (default: every visible GPU; the result "
+                        "does not depend on them)")
     add_scheduler_option(p, "build the consistency library (and the triplet guide tree) on "
                             "Dask workers")
     add_scoring_options(p, "progressive")

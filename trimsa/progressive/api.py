@@ -158,17 +158,20 @@ class Aligner:
         the library aligns all pairs, else ``"kmer"``).
     device
         Where the stages with a GPU path run: ``"auto"`` (a GPU when CuPy sees
-        one; for the library, from :data:`GPU_LIBRARY_CELLS` DP cells on),
+        one; for the library, from :data:`GPU_LIBRARY_CELLS` DP cells on; for
+        the k-mer guide tree, from
+        :data:`~trimsa.tree.distances.KMER_GPU_SEQUENCES` sequences on),
         ``"cpu"`` or ``"gpu"``. The consistency library (its pairwise
-        alignments and posteriors, bit for bit the CPU's), the triplet
+        alignments and posteriors, bit for bit the CPU's), the k-mer guide
+        tree (its counts of shared k-mers; the same tree), the triplet
         distances and the exact 3-way engine have a GPU path; ``"gpu"`` where
         none of them runs is an error.
     gpus
-        The GPUs the library is built on (device numbers; default None: every
-        visible one, when the library goes to the GPU). Given, the library goes
-        to the GPU whatever its size; its pairs are dealt out among the GPUs,
-        and it is the same on any number of them. An error with
-        ``device="cpu"`` or where no library is built.
+        The GPUs the library and the k-mer guide tree use (device numbers;
+        default None: every visible one, when the stage goes to the GPU).
+        Given, those stages go to the GPU whatever their size; their work is
+        dealt out among the GPUs, and the result is the same on any number of
+        them. An error with ``device="cpu"`` or where neither stage is built.
     scheduler
         Dask workers for the consistency library and the triplet guide tree
         (``"local:N"``: a cluster of ``N`` processes on this machine, one per
@@ -372,15 +375,15 @@ class Aligner:
         source = self.distance_source(seqs)
         exact = self.exact(seqs)
         design = self.library_design(seqs)
-        if self.gpus is not None and design is None and source != "pairwise":
-            raise OptionError("gpus: no consistency library is built for this alignment, and "
-                              "only the library takes a list of GPUs")
-        if (self.device == "gpu" and source not in ("triplet", "pairwise") and not exact
-                and design is None):
+        if self.gpus is not None and design is None and source not in ("pairwise", "kmer"):
+            raise OptionError("gpus: no consistency library and no k-mer guide tree is built "
+                              "for this alignment, and only those take a list of GPUs")
+        if (self.device == "gpu" and source not in ("triplet", "pairwise", "kmer")
+                and not exact and design is None):
             raise OptionError(
                 "device 'gpu': no stage of this alignment has a GPU path (without a "
-                "consistency library, the k-mer or given guide tree and the profile merges "
-                "run on the CPU); use device 'cpu' or 'auto'")
+                "consistency library, the given guide tree and the profile merges run on "
+                "the CPU); use device 'cpu' or 'auto'")
         if self.scheduler is not None and design is None and source not in (
                 "pairwise", "triplet"):
             raise OptionError("scheduler: neither stage that runs on Dask workers (the "
@@ -401,9 +404,10 @@ class Aligner:
             if design == "tree":
                 library = self._tree_library(seqs, codes, sc, btree, threads, progress, stages,
                                              workers)
-                if library is None and source != "triplet" and (
-                        self.device == "gpu" or self.gpus is not None
-                        or self.scheduler is not None):
+                if library is None and (
+                        (source not in ("triplet", "kmer")
+                         and (self.device == "gpu" or self.gpus is not None))
+                        or (source != "triplet" and self.scheduler is not None)):
                     if self.scheduler is not None:
                         asked, where, instead = ("scheduler", "runs on Dask workers",
                                                  "leave the scheduler out")
@@ -563,7 +567,7 @@ class Aligner:
             return GuideTree.read(self.guide_tree, seqs.names)
         if source == "kmer":
             return build_guide_tree(seqs, distances="kmer", method=self.method, threads=threads,
-                                    progress=progress)
+                                    device=self.device, gpus=self.gpus, progress=progress)
         if source == "pairwise":
             return self._pairwise_tree(seqs, library)
         if len(seqs) == 2:   # one tree only, and no triplet to score
@@ -598,7 +602,8 @@ class Aligner:
             return Stage("guide tree", method, dist.info["device"], dist.info["n_triplets"],
                          "triplets", None, seconds)
         # the pairwise alignments' cells are the library stage's
-        return Stage("guide tree", method, "cpu", n * (n - 1) // 2, "pairs", None, seconds)
+        return Stage("guide tree", method, dist.info.get("device", "cpu"), n * (n - 1) // 2,
+                     "pairs", None, seconds)
 
     def _compact(self, seqs):
         used = np.unique(seqs.codes)

@@ -2,10 +2,10 @@
 
 * :func:`nj_joins` and :func:`upgma_joins`: neighbour joining and UPGMA on a
   dense distance matrix, returning the list of joins;
-* :func:`kmer_bitsets`, :func:`kmer_distance` and :func:`kmer_bitset_rows`: the
-  k-mer distance;
-* :func:`kmer_neighbours`, :func:`sparse_upgma`, :func:`cluster_sums` and
-  :func:`upgma_sized_joins`: UPGMA in bounded memory (:mod:`trimsa.tree.bounded`).
+* :func:`kmer_bitsets`, :func:`kmer_shared`, :func:`shared_distance`,
+  :func:`kmer_distance` and :func:`distance_rows`: the k-mer distance;
+* :func:`kmer_neighbours`, :func:`sparse_upgma`, :func:`cluster_sums`,
+  :func:`mirror_upper` and :func:`upgma_sized_joins`: UPGMA in bounded memory (:mod:`trimsa.tree.bounded`).
 """
 
 from __future__ import annotations
@@ -194,16 +194,12 @@ def upgma_sized_joins(D, size):
 
 
 @jit
-def kmer_bitsets(codes, offsets, k, base, nbits):
-    """Which k-mers (hashed to ``nbits`` slots) each sequence holds, as ``uint64`` words.
-
-    Returns ``(bits (n, nbits // 64), counts)``, ``counts`` = distinct slots set.
-    """
-    n = offsets.size - 1
-    words = nbits // 64
-    bits = np.zeros((n, words), np.uint64)
-    counts = np.zeros(n, np.int64)
-    for s in range(n):
+def kmer_bitsets(codes, offsets, k, base, rows, bits, counts):
+    """Which k-mers (hashed to ``64 * bits.shape[1]`` slots) the sequences ``rows`` hold:
+    set in their rows of ``bits`` (``uint64``, zeroed), and ``counts[s]`` = distinct slots
+    set."""
+    nbits = bits.shape[1] * 64
+    for s in rows:
         start = offsets[s]
         stop = offsets[s + 1]
         for p in range(start, stop - k + 1):
@@ -216,7 +212,6 @@ def kmer_bitsets(codes, offsets, k, base, nbits):
             if (bits[s, w] & b) == 0:
                 bits[s, w] |= b
                 counts[s] += 1
-    return bits, counts
 
 
 @jit
@@ -228,25 +223,50 @@ def _popcount(x):
 
 
 @jit
-def kmer_bitset_rows(bits, counts, rows, D):
-    """``1 - shared distinct k-mers / min(distinct k-mers)`` for pairs ``(s, t > s)`` of
-    ``rows``, written to ``D[s, t]`` and ``D[t, s]`` of the ``(n, n)`` matrix ``D``."""
-    n = bits.shape[0]
-    for s in rows:
-        for t in range(s + 1, n):
-            d = kmer_distance(bits, counts, s, t)
-            D[s, t] = d
-            D[t, s] = d
+def kmer_shared(bits, rows, cols, idx, out):
+    """``out[i, j]`` for ``i`` in ``idx``: the bits (distinct k-mers) that sequences
+    ``rows[i]`` and ``cols[j]`` share (:class:`trimsa.tree.distances.KmerSets`;
+    ``kernels/kmer_shared.cu`` on a GPU)."""
+    words = bits.shape[1]
+    for i in idx:
+        s = rows[i]
+        for j in range(cols.size):
+            t = cols[j]
+            shared = np.uint64(0)
+            for w in range(words):
+                shared += _popcount(bits[s, w] & bits[t, w])
+            out[i, j] = shared
+
+
+@jit
+def shared_distance(shared, cs, ct):
+    """``1 - shared / min(cs, ct)``: the k-mer distance of two sequences holding ``cs`` and
+    ``ct`` distinct k-mers, ``shared`` of them in common (1 when one holds none)."""
+    m = min(cs, ct)
+    return 1.0 - shared / m if m > 0 else 1.0
 
 
 @jit
 def kmer_distance(bits, counts, s, t):
-    """The k-mer distance of sequences ``s`` and ``t`` (:func:`kmer_bitset_rows`)."""
-    shared = 0
+    """The k-mer distance of sequences ``s`` and ``t`` (:func:`shared_distance`)."""
+    shared = np.uint64(0)
     for w in range(bits.shape[1]):
         shared += _popcount(bits[s, w] & bits[t, w])
-    m = min(counts[s], counts[t])
-    return 1.0 - shared / m if m > 0 else 1.0
+    return shared_distance(shared, counts[s], counts[t])
+
+
+@jit
+def distance_rows(shared, r0, idx, counts, D):
+    """From a block of shared counts (rows ``r0, r0 + 1, ...``; columns ``r0 + 1 .. n - 1``),
+    the k-mer distances of pairs ``(s, t > s)`` for the block's rows ``r0 + idx``, written
+    to ``D[s, t]`` and ``D[t, s]`` of the ``(n, n)`` matrix ``D``."""
+    n = D.shape[0]
+    for i in idx:
+        s = r0 + i
+        for t in range(s + 1, n):
+            d = shared_distance(shared[i, t - r0 - 1], counts[s], counts[t])
+            D[s, t] = d
+            D[t, s] = d
 
 
 @jit
@@ -264,17 +284,20 @@ def symmetrize(D):
 # -- UPGMA in bounded memory (trimsa.tree.bounded) ------------------------------------
 
 @jit
-def kmer_neighbours(bits, counts, rows, nb, nbd, radius):
-    """For each sequence ``s`` of ``rows``: its ``K = nb.shape[1]`` nearest sequences by
+def kmer_neighbours(shared, r0, idx, counts, nb, nbd, radius):
+    """From a block of shared counts (rows ``r0, r0 + 1, ...``, columns every sequence), for
+    each sequence ``s = r0 + i`` of ``idx``: its ``K = nb.shape[1]`` nearest sequences by
     k-mer distance (the least distances, ties by index) in ``nb[s]``, their distances in
     ``nbd[s]``, and the largest of them in ``radius[s]``: every sequence not listed is at
     least that far from ``s``."""
-    n = bits.shape[0]
+    n = shared.shape[1]
     K = nb.shape[1]
     buf = np.empty(n)
-    for s in rows:
+    for i in idx:
+        s = r0 + i
+        cs = counts[s]
         for t in range(n):
-            buf[t] = kmer_distance(bits, counts, s, t) if t != s else np.inf
+            buf[t] = shared_distance(shared[i, t], cs, counts[t]) if t != s else np.inf
         thr = np.partition(buf, K - 1)[K - 1]
         c = 0
         for t in range(n):
@@ -486,15 +509,27 @@ def sparse_upgma(bits, counts, nb, nbd, radius, stop):
 
 
 @jit
-def cluster_sums(bits, counts, order, start, slot_at, slots, M):
-    """Sums of the k-mer distances between clusters: for each cluster slot ``a`` of
-    ``slots``, ``M[a, b]`` and ``M[b, a]`` for every ``b > a`` (``order[start[a]:start[a + 1]]`` are
-    cluster ``a``'s sequences, ``slot_at[p]`` the slot of ``order[p]``)."""
+def cluster_sums(shared, p0, p1, c0, counts, order, start, slot_at, slots, M):
+    """Sums of the k-mer distances between clusters, from a block of shared counts (rows the
+    sequences ``order[p0:p1]``, columns ``order[c0:]``): for each cluster slot ``a`` of
+    ``slots``, the block's sequences of cluster ``a`` (``order[start[a]:start[a + 1]]``)
+    against every sequence of a later cluster, added to ``M[a, b]`` (``b > a``;
+    ``slot_at[q]`` is the slot of ``order[q]``). Blocks taken in order of ``p0`` add each
+    cell's distances in the same order whatever their size; :func:`mirror_upper` then
+    copies ``M[a, b]`` to ``M[b, a]``."""
     n = order.size
     for a in slots:
-        for p in range(start[a], start[a + 1]):
+        for p in range(max(start[a], p0), min(start[a + 1], p1)):
             s = order[p]
+            cs = counts[s]
             for q in range(start[a + 1], n):
-                d = kmer_distance(bits, counts, s, order[q])
-                M[a, slot_at[q]] += d
-                M[slot_at[q], a] += d
+                M[a, slot_at[q]] += shared_distance(shared[p - p0, q - c0], cs, counts[order[q]])
+
+
+@jit
+def mirror_upper(M):
+    """``M[b, a] = M[a, b]`` for every ``b > a``."""
+    m = M.shape[0]
+    for a in range(m):
+        for b in range(a + 1, m):
+            M[b, a] = M[a, b]

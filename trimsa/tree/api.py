@@ -62,7 +62,7 @@ def build_guide_tree(seqs, *, distances: Source = "triplet", method: Method = "n
         computed (the passes over all pairs); the triplet source does not call it.
     **options
         The source's own options (an option the source does not take is an
-        error): ``device`` and ``threads`` for both; ``scoring``, ``mode``,
+        error): ``device`` and ``threads`` for both, ``gpus`` for ``kmer``; ``scoring``, ``mode``,
         ``triplets``, ``m``, ``band``, ``time_budget``, ``transform``,
         ``damp`` and ``seed`` for the triplet source.
 
@@ -93,10 +93,9 @@ def build_guide_tree(seqs, *, distances: Source = "triplet", method: Method = "n
                 f"{limit:.3g} bytes allowed; use kmer distances with upgma, which need "
                 f"no such matrix")
         from .bounded import kmer_upgma
-        from .distances import check_kmer_device
 
-        check_kmer_device(options.get("device", "cpu"))
-        tree = kmer_upgma(seqs, matrix_bytes=limit, threads=options.get("threads", 0),
+        tree = kmer_upgma(seqs, matrix_bytes=limit, device=options.get("device", "cpu"),
+                          threads=options.get("threads", 0), gpus=options.get("gpus"),
                           progress=progress)
         if verbose:
             print(f"trimsa: {tree.summary()}", file=sys.stderr)

@@ -36,7 +36,7 @@ import numpy as np
 from .. import _numba
 from ..errors import OptionError
 from ..io import as_sequence_set
-from .distances import Distances, kmer_k, kmer_sets
+from .distances import Distances, KmerSets, kmer_k
 from .guide import GuideTree
 
 #: Nearest neighbours each sequence keeps at first (32 was doubled to 64 on the sim2/tune
@@ -46,17 +46,21 @@ NEIGHBOURS = 64
 MAX_NEIGHBOURS = 1024
 
 
-def neighbours(bits, counts, K: int, threads: int, progress=None):
+def neighbours(ks: KmerSets, K: int, progress=None):
     """Each sequence's ``K`` nearest sequences, their distances and its radius
-    (``progress(done, total)`` in sequences, when given)."""
+    (``progress(done, total)`` in pairs, when given)."""
     from . import _cpu
 
-    n = bits.shape[0]
+    n = ks.n
     nb = np.zeros((n, K), np.int64)
     nbd = np.zeros((n, K))
     radius = np.zeros(n)
-    _numba.in_threads(lambda rows: _cpu.kmer_neighbours(bits, counts, rows, nb, nbd, radius),
-                      np.arange(n, dtype=np.int64), threads, progress)
+    every = np.arange(n, dtype=np.int64)
+    for i0, i1, _, shared in ks.blocks(every, every, progress=progress):
+        _numba.in_threads(
+            lambda idx, s=shared, r=i0: _cpu.kmer_neighbours(s, r, idx, ks.counts, nb, nbd,
+                                                             radius),
+            np.arange(i1 - i0, dtype=np.int64), ks.threads)
     return nb, nbd, radius
 
 
@@ -69,7 +73,7 @@ def clusters_of(n: int, joins) -> np.ndarray:
     return top[:n]
 
 
-def dense_rest(bits, counts, owner, threads: int, progress=None):
+def dense_rest(ks: KmerSets, owner, progress=None):
     """UPGMA joins between the clusters ``owner`` assigns the sequences to, from their mean
     k-mer distances: ``(ids, joins, heights)``, ``joins`` in slots ``0..m-1`` of the
     cluster ids ``ids`` and ``m, m + 1, ...`` for the new nodes (``progress(done,
@@ -78,16 +82,24 @@ def dense_rest(bits, counts, owner, threads: int, progress=None):
 
     ids, slot = np.unique(owner, return_inverse=True)
     m = ids.size
-    order = np.argsort(slot, kind="stable")
+    order = np.argsort(slot, kind="stable").astype(np.int64)
     size = np.bincount(slot, minlength=m).astype(np.int64)
     start = np.zeros(m + 1, np.int64)
     np.cumsum(size, out=start[1:])
     slot_at = slot[order].astype(np.int64)
     M = np.zeros((m, m))
-    _numba.in_threads(
-        lambda slots: _cpu.cluster_sums(bits, counts, order, start, slot_at, slots, M),
-        np.arange(m, dtype=np.int64), threads, progress,
-        weights=size * (order.size - start[1:]))
+    # a block of rows order[i0:i1] needs the columns from the end of its first cluster on;
+    # each row is summed against the sequences after its own cluster
+    after = order.size - start[1:][slot_at]
+    reach = np.concatenate([[0], np.cumsum(after)])
+    for p0, p1, c0, shared in ks.blocks(order, order, lambda i0: start[slot_at[i0] + 1],
+                                        progress, lambda i0, i1, c0: reach[i1] - reach[i0]):
+        slots = np.arange(slot_at[p0], slot_at[p1 - 1] + 1, dtype=np.int64)
+        _numba.in_threads(
+            lambda sl, b=(shared, p0, p1, c0): _cpu.cluster_sums(*b, ks.counts, order, start,
+                                                                 slot_at, sl, M),
+            slots, ks.threads)
+    _cpu.mirror_upper(M)
     sz = size.astype(float)
     M /= sz[:, None]
     M /= sz[None, :]
@@ -95,15 +107,14 @@ def dense_rest(bits, counts, owner, threads: int, progress=None):
     return ids, joins, heights
 
 
-def upgma_joins(bits, counts, matrix_bytes: float, neighbours_start: int = NEIGHBOURS,
-                threads: int = 1, progress=None):
-    """UPGMA joins of the sequences whose k-mer sets are ``bits`` (``counts`` bits set each),
-    the matrix of the dense phase held to ``matrix_bytes``: ``(joins, heights, info)`` as
+def upgma_joins(ks: KmerSets, matrix_bytes: float, neighbours_start: int = NEIGHBOURS,
+                progress=None):
+    """UPGMA joins of the sequences whose k-mer sets ``ks`` holds, the matrix of the dense phase held to ``matrix_bytes``: ``(joins, heights, info)`` as
     :func:`trimsa.tree._cpu.upgma_joins` returns them, and what was done (module docs).
     ``progress(done, total, stage)``, when given, follows the passes over all pairs."""
     from . import _cpu
 
-    n = bits.shape[0]
+    n = ks.n
     m = int(np.sqrt(max(float(matrix_bytes), 0.0) / 8.0))
     if m < 2:
         raise OptionError(f"a guide-tree matrix budget of {matrix_bytes:.3g} bytes holds no "
@@ -111,9 +122,9 @@ def upgma_joins(bits, counts, matrix_bytes: float, neighbours_start: int = NEIGH
     K = max(1, min(int(neighbours_start), n - 1))
     steps, joins, heights, evaluated = 0, np.zeros((0, 2), np.int64), np.zeros(0), 0.0
     while n > m:
-        nb, nbd, radius = neighbours(bits, counts, K, threads,
-                                     _staged(progress, f"tree: {K} nearest neighbours"))
-        steps, joins, heights, evaluated = _cpu.sparse_upgma(bits, counts, nb, nbd, radius, m)
+        nb, nbd, radius = neighbours(ks, K, _staged(progress, f"tree: {K} nearest neighbours"))
+        steps, joins, heights, evaluated = _cpu.sparse_upgma(ks.bits, ks.counts, nb, nbd,
+                                                             radius, m)
         del nb, nbd
         if n - steps <= m:
             break
@@ -124,12 +135,12 @@ def upgma_joins(bits, counts, matrix_bytes: float, neighbours_start: int = NEIGH
                 f"({matrix_bytes:.3g} bytes); allow a larger guide-tree matrix")
         K = min(2 * K, n - 1, MAX_NEIGHBOURS)
     joins, heights = joins[:steps], heights[:steps]
-    ids, rest, rest_h = dense_rest(bits, counts, clusters_of(n, joins), threads,
+    ids, rest, rest_h = dense_rest(ks, clusters_of(n, joins),
                                    _staged(progress, "tree: distances between clusters"))
     node = np.concatenate([ids, n + steps + np.arange(ids.size - 1)])
     info = {"neighbours": K if n > m else 0, "sparse_joins": int(steps),
             "dense_clusters": int(ids.size), "evaluated": float(evaluated),
-            "matrix_bytes": float(matrix_bytes)}
+            "matrix_bytes": float(matrix_bytes), "device": ks.where}
     return (np.concatenate([joins, node[rest]]), np.concatenate([heights, rest_h]), info)
 
 
@@ -138,7 +149,7 @@ def _staged(progress, stage: str):
 
 
 def kmer_upgma(seqs, *, matrix_bytes: float, neighbours_start: int = NEIGHBOURS,
-               threads: int = 0, progress=None) -> GuideTree:
+               device: str = "cpu", threads: int = 0, gpus=None, progress=None) -> GuideTree:
     """UPGMA on the k-mer distances of ``seqs`` (:func:`~trimsa.tree.distances.kmer_distances`)
     with at most ``matrix_bytes`` for the matrix of its dense phase (module docs).
 
@@ -152,10 +163,8 @@ def kmer_upgma(seqs, *, matrix_bytes: float, neighbours_start: int = NEIGHBOURS,
     t0 = time.perf_counter()
     seqs = as_sequence_set(seqs)
     seqs.require(2, "a guide tree")
-    nthreads = _numba.set_threads(threads)
-    bits, counts = kmer_sets(seqs)
-    joins, heights, info = upgma_joins(bits, counts, matrix_bytes, neighbours_start, nthreads,
-                                       progress)
+    ks = KmerSets.of(seqs, device=device, threads=threads, gpus=gpus)
+    joins, heights, info = upgma_joins(ks, matrix_bytes, neighbours_start, progress)
     tree = GuideTree.from_heights(seqs.names, joins, heights, method="upgma")
     info["k"] = kmer_k(seqs.alphabet.name)
     seconds = time.perf_counter() - t0

@@ -133,9 +133,10 @@ def kmer_k(alphabet_name: str) -> int:
     return 6 if alphabet_name == "dna" else 3
 
 
-def kmer_sets(seqs: SequenceSet):
+def kmer_sets(seqs: SequenceSet, threads: int = 1):
     """Each sequence's distinct k-mers (k = :func:`kmer_k`) as bits (hashed to 65,536 slots
-    when there are more k-mers than that): ``(bits (n, words) uint64, counts)``."""
+    when there are more k-mers than that): ``(bits (n, words) uint64, counts)``, on
+    ``threads`` threads."""
     from . import _cpu
 
     k = kmer_k(seqs.alphabet.name)
@@ -143,39 +144,190 @@ def kmer_sets(seqs: SequenceSet):
     base = max(int(used.size), 1)
     nbits = int(min(base ** k, 1 << 16))
     nbits = max(64, -(-nbits // 64) * 64)
-    return _cpu.kmer_bitsets(compact.astype(np.int64).ravel(), seqs.offsets, k, base, nbits)
+    n = len(seqs)
+    bits = np.zeros((n, nbits // 64), np.uint64)
+    counts = np.zeros(n, np.int64)
+    codes = compact.astype(np.int64).ravel()
+    offsets = np.asarray(seqs.offsets, np.int64)
+    _numba.in_threads(lambda rows: _cpu.kmer_bitsets(codes, offsets, k, base, rows, bits,
+                                                     counts),
+                      np.arange(n, dtype=np.int64), threads)
+    return bits, counts
 
 
-def check_kmer_device(device: str) -> None:
-    """An error unless the k-mer distances can run on ``device`` (not on a GPU)."""
+#: Most host bytes of one block of shared k-mer counts (rows x columns).
+SHARED_BLOCK_BYTES = 1 << 28
+#: ``device="auto"`` counts the shared k-mers on the GPUs from this many sequences on.
+KMER_GPU_SEQUENCES = 8192
+
+
+def resolve_kmer_device(device: str, n: int, gpus=None) -> str:
+    """``"cpu"`` or ``"gpu"``: where the shared k-mers of ``n`` sequences are counted.
+
+    ``auto`` takes the GPUs from :data:`KMER_GPU_SEQUENCES` sequences on when CuPy
+    sees one, and whenever ``gpus`` names them; ``gpu`` without a usable GPU is a
+    :class:`~trimsa.errors.BackendUnavailableError`; ``gpus`` with ``cpu`` an error.
+    """
     check_device(device)
-    if device == "gpu":
-        raise OptionError("kmer distances have no GPU path; use the triplet distances to "
-                          "compute on a GPU, or device 'cpu' or 'auto'")
+    if device == "cpu":
+        if gpus is not None:
+            raise OptionError("gpus applies to device 'gpu' or 'auto', not 'cpu'")
+        return "cpu"
+    if gpus is not None:
+        return resolve_device("gpu")
+    if device == "auto" and n < KMER_GPU_SEQUENCES:
+        return "cpu"
+    return resolve_device(device, announce=False)
 
 
-def kmer_distances(seqs, *, device: str = "cpu", threads: int = 0,
+class KmerSets:
+    """The sequences' sets of distinct k-mers (:func:`kmer_sets`) and the counts of k-mers
+    that pairs share, in blocks of rows x columns: on the CPU cores
+    (:func:`trimsa.tree._cpu.kmer_shared`) or on GPUs (:mod:`trimsa.tree._gpu`), the same
+    counts either way. Every k-mer distance of the tree comes from these blocks
+    (:func:`trimsa.tree._cpu.shared_distance` on the host).
+
+    ``device``: ``cpu``, ``gpu`` or ``auto`` (:func:`resolve_kmer_device`); ``gpus``: the
+    devices to use (default: every visible one). :meth:`of` makes them from sequences.
+    """
+
+    def __init__(self, bits: np.ndarray, counts: np.ndarray, *, k: int = 0,
+                 device: str = "cpu", threads: int = 0, gpus=None):
+        self.bits = np.ascontiguousarray(bits, np.uint64)
+        self.counts = np.ascontiguousarray(counts, np.int64)
+        self.n = self.bits.shape[0]
+        self.k = k
+        self.device = resolve_kmer_device(device, self.n, gpus)
+        self.threads = _numba.set_threads(threads)
+        # a count is at most the bits of a set
+        self.dtype = np.dtype(np.uint16 if self.bits.shape[1] * 64 < 65536 else np.int32)
+        self._gpus = None
+        if self.device == "gpu":
+            import cupy
+
+            from ..triplet.devices import select_devices
+            from . import _gpu
+
+            devs = select_devices(gpus, cupy.cuda.runtime.getDeviceCount())
+            self._gpus = _gpu.SharedOnGpus(self.bits, devs)
+
+    @classmethod
+    def of(cls, seqs, *, device: str = "cpu", threads: int = 0, gpus=None) -> KmerSets:
+        """The k-mer sets of ``seqs`` (:func:`kmer_sets`)."""
+        seqs = as_sequence_set(seqs)
+        bits, counts = kmer_sets(seqs, _numba.set_threads(threads))
+        return cls(bits, counts, k=kmer_k(seqs.alphabet.name), device=device,
+                   threads=threads, gpus=gpus)
+
+    @property
+    def where(self) -> str:
+        """The device as ``-v`` names it: ``cpu``, ``gpu`` or ``N gpus``."""
+        if self._gpus is None:
+            return "cpu"
+        g = len(self._gpus.devices)
+        return "gpu" if g == 1 else f"{g} gpus"
+
+    def block_rows(self, nrows: int, ncols: int) -> int:
+        """Rows of a block of ``ncols`` columns: within :data:`SHARED_BLOCK_BYTES`, and
+        no more than a pass of ``nrows`` rows in about
+        :data:`~trimsa._numba.PROGRESS_BLOCKS` blocks (at least 32 rows) needs."""
+        most = max(1, int(SHARED_BLOCK_BYTES // max(1, ncols * self.dtype.itemsize)))
+        return min(most, max(32, -(-nrows // _numba.PROGRESS_BLOCKS)))
+
+    def _cpu_block(self, rows, cols):
+        from . import _cpu
+
+        out = np.empty((rows.size, cols.size), self.dtype)
+        _numba.in_threads(lambda idx: _cpu.kmer_shared(self.bits, rows, cols, idx, out),
+                          np.arange(rows.size, dtype=np.int64), self.threads)
+        return out
+
+    def blocks(self, rows, cols, first=None, progress=None, pairs=None):
+        """Blocks of shared counts of ``rows`` (sequence numbers) x ``cols[c0:]``, in order of
+        the rows: yields ``(i0, i1, c0, shared)`` with ``shared[i, j]`` the count of
+        ``rows[i0 + i]`` and ``cols[c0 + j]``; ``c0 = first(i0)`` (default 0).
+        ``progress(done, total)``, when given, is called after each block with the sum of
+        ``pairs(i0, i1, c0)`` (the pairs the caller takes from a block; default all) over
+        the blocks done and over all.
+
+        On GPUs the next blocks are computed (one per device, and one more) while the
+        caller works on the current one.
+        """
+        rows = np.ascontiguousarray(rows, np.int64)
+        cols = np.ascontiguousarray(cols, np.int64)
+        first = first or (lambda i0: 0)
+        pairs = pairs or (lambda i0, i1, c0: (i1 - i0) * (cols.size - c0))
+        step = self.block_rows(rows.size, cols.size)
+        plan = []
+        for i0 in range(0, rows.size, step):
+            i1 = min(rows.size, i0 + step)
+            plan.append((i0, i1, int(first(i0))))
+        weight = [int(pairs(*b)) for b in plan]
+        total, done = sum(weight), 0
+        if self._gpus is None:
+            results = ((i0, i1, c0, self._cpu_block(rows[i0:i1], cols[c0:]))
+                       for i0, i1, c0 in plan)
+        else:
+            results = self._gpu_blocks(rows, cols, plan)
+        for b, (i0, i1, c0, shared) in enumerate(results):
+            yield i0, i1, c0, shared
+            done += weight[b]
+            if progress is not None:
+                progress(done, total)
+
+    def _gpu_blocks(self, rows, cols, plan):
+        import concurrent.futures as cf
+
+        devs = self._gpus.devices
+        ahead = len(devs) + 1
+        with cf.ThreadPoolExecutor(len(devs)) as pool:
+            futures = {}
+
+            def submit(b):
+                i0, i1, c0 = plan[b]
+                futures[b] = pool.submit(self._gpus.block, devs[b % len(devs)], rows[i0:i1],
+                                         cols[c0:], self.dtype)
+
+            for b in range(min(ahead, len(plan))):
+                submit(b)
+            for b, (i0, i1, c0) in enumerate(plan):
+                shared = futures.pop(b).result()
+                if b + ahead < len(plan):
+                    submit(b + ahead)
+                yield i0, i1, c0, shared
+
+    def distance_matrix(self, progress=None) -> np.ndarray:
+        """The ``(n, n)`` k-mer distances (0 on the diagonal)."""
+        from . import _cpu
+
+        n = self.n
+        D = np.zeros((n, n))
+        order = np.arange(n, dtype=np.int64)
+        # the pairs (s, t > s) of rows i0..i1 - 1
+        pairs = (lambda i0, i1, c0: (i1 - i0) * (2 * n - i0 - i1 - 1) // 2)
+        for i0, i1, c0, shared in self.blocks(order, order, lambda i0: min(i0 + 1, n),
+                                              progress, pairs):
+            _numba.in_threads(
+                lambda idx, s=shared, r=i0: _cpu.distance_rows(s, r, idx, self.counts, D),
+                np.arange(i1 - i0, dtype=np.int64), self.threads)
+        return D
+
+
+def kmer_distances(seqs, *, device: str = "cpu", threads: int = 0, gpus=None,
                    progress=None) -> Distances:
     """``1 - shared / min`` over the sequences' sets of distinct k-mers.
 
     The sets are bit sets over the residue codes present (hashed to 65,536
-    slots when there are more k-mers than that); k is :func:`kmer_k`. They
-    have no GPU path: ``device="gpu"`` is an error (``"auto"`` computes on
-    the CPU). ``progress(done, total)``, when given, counts the pairs done.
+    slots when there are more k-mers than that); k is :func:`kmer_k`. The shared
+    k-mers are counted on the CPU cores or the GPUs ``gpus`` (:class:`KmerSets`;
+    ``auto``: :func:`resolve_kmer_device`), with the same distances either way.
+    ``progress(done, total)``, when given, counts the pairs done.
     """
-    from . import _cpu
-
-    check_kmer_device(device)
     t0 = time.perf_counter()
     seqs = as_sequence_set(seqs)
-    n = len(seqs)
-    nthreads = _numba.set_threads(threads)
-    bits, counts = kmer_sets(seqs)
-    D = np.zeros((n, n))
-    _numba.in_threads(lambda rows: _cpu.kmer_bitset_rows(bits, counts, rows, D),
-                      np.arange(n, dtype=np.int64), nthreads, progress,
-                      weights=np.arange(n - 1, -1, -1))
-    return Distances(seqs.names, D, "kmer", {"k": kmer_k(seqs.alphabet.name)},
+    ks = KmerSets.of(seqs, device=device, threads=threads, gpus=gpus)
+    D = ks.distance_matrix(progress)
+    return Distances(seqs.names, D, "kmer", {"k": ks.k, "device": ks.where},
                      {"k-mer distances": time.perf_counter() - t0})
 
 
