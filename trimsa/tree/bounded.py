@@ -109,7 +109,8 @@ def dense_rest(ks: KmerSets, owner, progress=None):
 
 def upgma_joins(ks: KmerSets, matrix_bytes: float, neighbours_start: int = NEIGHBOURS,
                 progress=None):
-    """UPGMA joins of the sequences whose k-mer sets ``ks`` holds, the matrix of the dense phase held to ``matrix_bytes``: ``(joins, heights, info)`` as
+    """UPGMA joins of the sequences whose k-mer sets ``ks`` holds, the matrix of the dense
+    phase held to ``matrix_bytes``: ``(joins, heights, info)`` as
     :func:`trimsa.tree._cpu.upgma_joins` returns them, and what was done (module docs).
     ``progress(done, total, stage)``, when given, follows the passes over all pairs."""
     from . import _cpu
@@ -157,8 +158,10 @@ def kmer_upgma(seqs, *, matrix_bytes: float, neighbours_start: int = NEIGHBOURS,
     up to the order of joins at equal distances. Its ``distances`` carry no matrix; their
     ``info`` says how it was built: ``neighbours`` (K, 0 when no join came from them),
     ``sparse_joins``, ``dense_clusters``, ``evaluated`` (pairs whose distance was computed
-    to make a bound exact) and ``matrix_bytes``. ``progress(done, total, stage)``, when
-    given, is called as the passes over all pairs go.
+    to make a bound exact), ``matrix_bytes`` and ``device`` (where the shared k-mers were
+    counted: ``device`` and ``gpus`` as for :class:`~trimsa.tree.distances.KmerSets`; the
+    tree does not depend on them). ``progress(done, total, stage)``, when given, is called
+    as the passes over all pairs go.
     """
     t0 = time.perf_counter()
     seqs = as_sequence_set(seqs)
