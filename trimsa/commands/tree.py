@@ -67,6 +67,10 @@ def register(subparsers) -> None:
     p.add_argument("-q", "--quiet", action="store_true",
                    help="no progress bar (k-mer distances)")
     add_device_options(p)
+    p.add_argument("--gpus", default=None, metavar="LIST",
+                   help="the GPUs that count the shared k-mers (--tree-distances kmer), e.g. "
+                        "0,1 (default: every visible GPU when they go to the GPU; the tree "
+                        "does not depend on them)")
     add_scoring_options(p, "triplet")
     p.set_defaults(func=run)
 
@@ -85,6 +89,13 @@ def run(args) -> int:
         raise OptionError(f"--time-budget must be positive, got {args.time_budget}")
     seqs = read_sequences(args.input, None if args.alphabet == "auto" else args.alphabet)
     options = {"threads": args.threads, "device": args.device}
+    if args.gpus is not None:
+        from ..triplet.devices import parse_gpus
+
+        if args.tree_distances != "kmer":
+            raise OptionError("--gpus applies to --tree-distances kmer (the triplet "
+                              "distances use every visible GPU, or Dask workers)")
+        options["gpus"] = parse_gpus(args.gpus)
     given = {kw: getattr(args, name) for name, kw in _TRIPLET_OPTIONS
              if getattr(args, name) is not None}
     if args.tree_distances == "triplet":
