@@ -5,7 +5,8 @@
 * :func:`kmer_bitsets`, :func:`kmer_shared`, :func:`shared_distance`,
   :func:`kmer_distance` and :func:`distance_rows`: the k-mer distance;
 * :func:`kmer_neighbours`, :func:`sparse_upgma`, :func:`cluster_sums`,
-  :func:`mirror_upper` and :func:`upgma_sized_joins`: UPGMA in bounded memory (:mod:`trimsa.tree.bounded`).
+  :func:`mirror_upper` and :func:`upgma_sized_joins`: UPGMA in bounded memory
+  (:mod:`trimsa.tree.bounded`).
 """
 
 from __future__ import annotations
