@@ -75,15 +75,41 @@ def test_triplet_tree_on_workers_equals_one_process(client):
     assert res.rows == Aligner(tree_distances="triplet", gap=-2, consistency=0).align(DATA).rows
 
 
+def test_kmer_tree_on_workers_equals_one_process(client, monkeypatch):
+    """Dense and in bounded memory, in blocks of a few rows (several windows of blocks):
+    the same distances and trees as in this process; and the run with it."""
+    from trimsa.tree import distances
+
+    monkeypatch.setattr(distances, "SHARED_BLOCK_BYTES", 3 * 16 * 2)
+    here = build_guide_tree(DATA, distances="kmer", method="upgma")
+    there = build_guide_tree(DATA, distances="kmer", method="upgma", scheduler=client)
+    np.testing.assert_array_equal(there.distances.matrix, here.distances.matrix)
+    assert there.newick() == here.newick()
+    assert there.distances.info["device"] == "2 Dask workers (cpu)"
+    small = 8 * 6 ** 2
+    here = build_guide_tree(DATA, distances="kmer", method="upgma", matrix_bytes=small)
+    there = build_guide_tree(DATA, distances="kmer", method="upgma", matrix_bytes=small,
+                             scheduler=client)
+    assert "bounded memory" in there.distances.describe()
+    assert there.newick() == here.newick()
+    assert there.distances.info["device"] == "2 Dask workers (cpu)"
+    opts = {"tree_distances": "kmer", "consistency": 0}
+    res = Aligner(scheduler=client, **opts).align(DATA)
+    assert res.rows == Aligner(**opts).align(DATA).rows
+    assert [s.device for s in res.stages if s.name == "guide tree"] == ["2 Dask workers (auto)"]
+
+
 def test_scheduler_errors():
     with pytest.raises(OptionError, match="gpus cannot be combined with a scheduler"):
         Aligner(scheduler="local:2", gpus=(0,))
     with pytest.raises(OptionError, match="--scheduler must be local:N"):
         Aligner(scheduler="nowhere")
-    with pytest.raises(OptionError, match="neither stage that runs on Dask workers"):
-        Aligner(scheduler="local:1", consistency=0).align(DATA)
+    with pytest.raises(OptionError, match="no stage that runs on Dask workers"):
+        Aligner(scheduler="local:1", consistency=0,
+                guide_tree=str(Path(DATA).parent / "msa16_tree.nwk")).align(DATA)
     with pytest.raises(OptionError, match="scheduler: the tree's library is not built"):
-        Aligner(scheduler="local:1", library="tree", max_library_cells=1).align(DATA)
+        Aligner(scheduler="local:1", library="tree", max_library_cells=1,
+                guide_tree=str(Path(DATA).parent / "msa16_tree.nwk")).align(DATA)
     with pytest.raises(OptionError, match="the banded kernel runs in this process"):
         build_guide_tree(DATA, distances="triplet", band=8, scheduler="local:1")
 
@@ -98,8 +124,12 @@ def test_cli_run_with_a_local_cluster(tmp_path, capsys):
     ref = tmp_path / "ref.fa"
     assert main(["run", DATA, "-o", str(ref), "-q"]) == 0
     assert out.read_text() == ref.read_text()
-    assert main(["tree", DATA, "--tree-distances", "kmer", "--scheduler", "local:1"]) != 0
-    assert "--scheduler applies to triplet distances" in capsys.readouterr().err
+    capsys.readouterr()
+    assert main(["tree", DATA, "--tree-distances", "kmer", "--method", "upgma",
+                 "--scheduler", "local:1", "-q"]) == 0
+    there = capsys.readouterr().out
+    assert main(["tree", DATA, "--tree-distances", "kmer", "--method", "upgma", "-q"]) == 0
+    assert capsys.readouterr().out == there
 
 
 @pytest.mark.gpu
@@ -111,3 +141,8 @@ def test_run_on_a_local_cluster_of_gpu_workers():
     here = Aligner(device="cpu", **opts).align(DATA)
     assert there.rows == here.rows
     assert [s.device for s in there.stages if s.name == "library"] == ["1 Dask worker (gpu)"]
+    tree = build_guide_tree(DATA, distances="kmer", method="upgma", matrix_bytes=8 * 6 ** 2,
+                            device="gpu", scheduler="local:1")
+    assert tree.distances.info["device"] == "1 Dask worker (gpu)"
+    assert tree.newick() == build_guide_tree(DATA, distances="kmer", method="upgma",
+                                             matrix_bytes=8 * 6 ** 2).newick()

@@ -61,7 +61,8 @@ def register(subparsers) -> None:
     g.add_argument("--seed", type=int, default=None,
                    help="seed of the sampled design (default 0)")
     add_mode_option(g)
-    add_scheduler_option(g, "score the triplets on Dask workers (the exact engine)")
+    add_scheduler_option(p, "score the triplets (the exact engine) or count the shared k-mers "
+                            "on Dask workers")
     p.add_argument("-v", "--verbose", action="store_true",
                    help="say on stderr what was done")
     p.add_argument("-q", "--quiet", action="store_true",
@@ -78,7 +79,7 @@ def register(subparsers) -> None:
 #: options of the triplet distances: (argparse name, keyword of triplet_distances)
 _TRIPLET_OPTIONS = (("triplets", "triplets"), ("m", "m"), ("band", "band"),
                     ("time_budget", "time_budget"), ("transform", "transform"),
-                    ("seed", "seed"), ("scheduler", "scheduler"))
+                    ("seed", "seed"))
 
 
 def run(args) -> int:
@@ -89,6 +90,8 @@ def run(args) -> int:
         raise OptionError(f"--time-budget must be positive, got {args.time_budget}")
     seqs = read_sequences(args.input, None if args.alphabet == "auto" else args.alphabet)
     options = {"threads": args.threads, "device": args.device}
+    if args.scheduler is not None:
+        options["scheduler"] = args.scheduler
     if args.gpus is not None:
         from ..triplet.devices import parse_gpus
 

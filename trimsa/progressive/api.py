@@ -173,13 +173,14 @@ class Aligner:
         dealt out among the GPUs, and the result is the same on any number of
         them. An error with ``device="cpu"`` or where neither stage is built.
     scheduler
-        Dask workers for the consistency library and the triplet guide tree
-        (``"local:N"``: a cluster of ``N`` processes on this machine, one per
+        Dask workers for the consistency library and the triplet or k-mer guide
+        tree (``"local:N"``: a cluster of ``N`` processes on this machine, one per
         GPU when it has GPUs and ``device`` is not ``"cpu"``;
         ``"tcp://HOST:PORT"``: a running cluster; or a
         ``distributed.Client``). The workers compute on ``device`` (with
         ``"auto"``, each on its GPU when it has one); the result is the same as
-        in this process. An error with ``gpus``, or where neither stage is built.
+        in this process. An error with ``gpus``, or where none of those stages is
+        built.
     threads
         CPU threads (0 = all cores).
     alphabet
@@ -385,10 +386,10 @@ class Aligner:
                 "consistency library, the given guide tree and the profile merges run on "
                 "the CPU); use device 'cpu' or 'auto'")
         if self.scheduler is not None and design is None and source not in (
-                "pairwise", "triplet"):
-            raise OptionError("scheduler: neither stage that runs on Dask workers (the "
-                              "consistency library, the triplet guide tree) is built for "
-                              "this alignment")
+                "pairwise", "triplet", "kmer"):
+            raise OptionError("scheduler: no stage that runs on Dask workers (the "
+                              "consistency library, the triplet or k-mer guide tree) is "
+                              "built for this alignment")
         with self._workers() as workers:
             library = None
             if design == "all" or source == "pairwise":
@@ -407,7 +408,8 @@ class Aligner:
                 if library is None and (
                         (source not in ("triplet", "kmer")
                          and (self.device == "gpu" or self.gpus is not None))
-                        or (source != "triplet" and self.scheduler is not None)):
+                        or (source not in ("triplet", "kmer")
+                            and self.scheduler is not None)):
                     if self.scheduler is not None:
                         asked, where, instead = ("scheduler", "runs on Dask workers",
                                                  "leave the scheduler out")
@@ -567,7 +569,8 @@ class Aligner:
             return GuideTree.read(self.guide_tree, seqs.names)
         if source == "kmer":
             return build_guide_tree(seqs, distances="kmer", method=self.method, threads=threads,
-                                    device=self.device, gpus=self.gpus, progress=progress)
+                                    device=self.device, gpus=self.gpus, scheduler=workers,
+                                    progress=progress)
         if source == "pairwise":
             return self._pairwise_tree(seqs, library)
         if len(seqs) == 2:   # one tree only, and no triplet to score

@@ -62,9 +62,9 @@ def build_guide_tree(seqs, *, distances: Source = "triplet", method: Method = "n
         computed (the passes over all pairs); the triplet source does not call it.
     **options
         The source's own options (an option the source does not take is an
-        error): ``device`` and ``threads`` for both, ``gpus`` for ``kmer``; ``scoring``, ``mode``,
-        ``triplets``, ``m``, ``band``, ``time_budget``, ``transform``,
-        ``damp`` and ``seed`` for the triplet source.
+        error): ``device``, ``threads`` and ``scheduler`` for both, ``gpus`` for
+        ``kmer``; ``scoring``, ``mode``, ``triplets``, ``m``, ``band``,
+        ``time_budget``, ``transform``, ``damp`` and ``seed`` for the triplet source.
 
     Examples
     --------
@@ -96,7 +96,7 @@ def build_guide_tree(seqs, *, distances: Source = "triplet", method: Method = "n
 
         tree = kmer_upgma(seqs, matrix_bytes=limit, device=options.get("device", "cpu"),
                           threads=options.get("threads", 0), gpus=options.get("gpus"),
-                          progress=progress)
+                          scheduler=options.get("scheduler"), progress=progress)
         if verbose:
             print(f"trimsa: {tree.summary()}", file=sys.stderr)
         return tree

@@ -36,7 +36,7 @@ import numpy as np
 from .. import _numba
 from ..errors import OptionError
 from ..io import as_sequence_set
-from .distances import Distances, KmerSets, kmer_k
+from .distances import Distances, KmerSets, _kmer_client, kmer_k
 from .guide import GuideTree
 
 #: Nearest neighbours each sequence keeps at first (32 was doubled to 64 on the sim2/tune
@@ -150,7 +150,8 @@ def _staged(progress, stage: str):
 
 
 def kmer_upgma(seqs, *, matrix_bytes: float, neighbours_start: int = NEIGHBOURS,
-               device: str = "cpu", threads: int = 0, gpus=None, progress=None) -> GuideTree:
+               device: str = "cpu", threads: int = 0, gpus=None, scheduler=None,
+               progress=None) -> GuideTree:
     """UPGMA on the k-mer distances of ``seqs`` (:func:`~trimsa.tree.distances.kmer_distances`)
     with at most ``matrix_bytes`` for the matrix of its dense phase (module docs).
 
@@ -159,15 +160,16 @@ def kmer_upgma(seqs, *, matrix_bytes: float, neighbours_start: int = NEIGHBOURS,
     ``info`` says how it was built: ``neighbours`` (K, 0 when no join came from them),
     ``sparse_joins``, ``dense_clusters``, ``evaluated`` (pairs whose distance was computed
     to make a bound exact), ``matrix_bytes`` and ``device`` (where the shared k-mers were
-    counted: ``device`` and ``gpus`` as for :class:`~trimsa.tree.distances.KmerSets`; the
-    tree does not depend on them). ``progress(done, total, stage)``, when given, is called
+    counted: ``device`` and ``gpus`` as for :class:`~trimsa.tree.distances.KmerSets`, or
+    on the Dask workers of ``scheduler``; the tree does not depend on them). ``progress(done, total, stage)``, when given, is called
     as the passes over all pairs go.
     """
     t0 = time.perf_counter()
     seqs = as_sequence_set(seqs)
     seqs.require(2, "a guide tree")
-    ks = KmerSets.of(seqs, device=device, threads=threads, gpus=gpus)
-    joins, heights, info = upgma_joins(ks, matrix_bytes, neighbours_start, progress)
+    with _kmer_client(scheduler, device) as client:
+        ks = KmerSets.of(seqs, device=device, threads=threads, gpus=gpus, client=client)
+        joins, heights, info = upgma_joins(ks, matrix_bytes, neighbours_start, progress)
     tree = GuideTree.from_heights(seqs.names, joins, heights, method="upgma")
     info["k"] = kmer_k(seqs.alphabet.name)
     seconds = time.perf_counter() - t0

@@ -192,16 +192,24 @@ class KmerSets:
     """
 
     def __init__(self, bits: np.ndarray, counts: np.ndarray, *, k: int = 0,
-                 device: str = "cpu", threads: int = 0, gpus=None):
+                 device: str = "cpu", threads: int = 0, gpus=None, client=None):
         self.bits = np.ascontiguousarray(bits, np.uint64)
         self.counts = np.ascontiguousarray(counts, np.int64)
         self.n = self.bits.shape[0]
         self.k = k
-        self.device = resolve_kmer_device(device, self.n, gpus)
         self.threads = _numba.set_threads(threads)
         # a count is at most the bits of a set
         self.dtype = np.dtype(np.uint16 if self.bits.shape[1] * 64 < 65536 else np.int32)
         self._gpus = None
+        self._client = client
+        if client is not None:
+            if gpus is not None:
+                raise OptionError("gpus cannot be combined with a scheduler (each Dask worker "
+                                  "uses its own GPU)")
+            check_device(device)
+            self.device = device   # each worker resolves it
+            return
+        self.device = resolve_kmer_device(device, self.n, gpus)
         if self.device == "gpu":
             import cupy
 
@@ -212,16 +220,22 @@ class KmerSets:
             self._gpus = _gpu.SharedOnGpus(self.bits, devs)
 
     @classmethod
-    def of(cls, seqs, *, device: str = "cpu", threads: int = 0, gpus=None) -> KmerSets:
+    def of(cls, seqs, *, device: str = "cpu", threads: int = 0, gpus=None,
+           client=None) -> KmerSets:
         """The k-mer sets of ``seqs`` (:func:`kmer_sets`)."""
         seqs = as_sequence_set(seqs)
         bits, counts = kmer_sets(seqs, _numba.set_threads(threads))
         return cls(bits, counts, k=kmer_k(seqs.alphabet.name), device=device,
-                   threads=threads, gpus=gpus)
+                   threads=threads, gpus=gpus, client=client)
 
     @property
     def where(self) -> str:
-        """The device as ``-v`` names it: ``cpu``, ``gpu`` or ``N gpus``."""
+        """The device as ``-v`` names it: ``cpu``, ``gpu``, ``N gpus`` or ``N Dask workers
+        (device)``."""
+        if self._client is not None:
+            from ..triplet.distributed import describe_workers
+
+            return describe_workers(self._client, self.device)
         if self._gpus is None:
             return "cpu"
         g = len(self._gpus.devices)
@@ -233,6 +247,15 @@ class KmerSets:
         :data:`~trimsa._numba.PROGRESS_BLOCKS` blocks (at least 32 rows) needs."""
         most = max(1, int(SHARED_BLOCK_BYTES // max(1, ncols * self.dtype.itemsize)))
         return min(most, max(32, -(-nrows // _numba.PROGRESS_BLOCKS)))
+
+    def block(self, rows, cols) -> np.ndarray:
+        """One block of shared counts, ``rows`` x ``cols`` (sequence numbers), on this
+        process's CPU cores or its first GPU."""
+        rows = np.ascontiguousarray(rows, np.int64)
+        cols = np.ascontiguousarray(cols, np.int64)
+        if self._gpus is not None:
+            return self._gpus.block(self._gpus.devices[0], rows, cols, self.dtype)
+        return self._cpu_block(rows, cols)
 
     def _cpu_block(self, rows, cols):
         from . import _cpu
@@ -264,7 +287,9 @@ class KmerSets:
             plan.append((i0, i1, int(first(i0))))
         weight = [int(pairs(*b)) for b in plan]
         total, done = sum(weight), 0
-        if self._gpus is None:
+        if self._client is not None:
+            results = self._worker_blocks(rows, cols, plan)
+        elif self._gpus is None:
             results = ((i0, i1, c0, self._cpu_block(rows[i0:i1], cols[c0:]))
                        for i0, i1, c0 in plan)
         else:
@@ -296,6 +321,27 @@ class KmerSets:
                     submit(b + ahead)
                 yield i0, i1, c0, shared
 
+    def _worker_blocks(self, rows, cols, plan):
+        """The blocks of ``plan`` on the Dask workers, a window of two per worker at a time
+        (:func:`trimsa.triplet.distributed.run_parts`), handed on in order."""
+        import uuid
+
+        from ..triplet import distributed as tdist
+
+        payload = KmerPayload(uuid.uuid4().hex, self.bits, self.counts)
+        workers = len(self._client.scheduler_info()["workers"])
+        window = 2 * max(1, workers)
+        for w0 in range(0, len(plan), window):
+            part = plan[w0:w0 + window]
+            got = {}
+            tdist.run_parts(
+                self._client, payload,
+                lambda p, part=part: (rows[part[p][0]:part[p][1]], cols[part[p][2]:]),
+                list(range(len(part))), _shared_task, (self.device, self.dtype.str),
+                got.__setitem__, in_flight=workers)
+            for p, (i0, i1, c0) in enumerate(part):
+                yield i0, i1, c0, got.pop(p)
+
     def distance_matrix(self, progress=None) -> np.ndarray:
         """The ``(n, n)`` k-mer distances (0 on the diagonal)."""
         from . import _cpu
@@ -313,22 +359,62 @@ class KmerSets:
         return D
 
 
+@dataclass(frozen=True)
+class KmerPayload:
+    """The k-mer sets as they travel to Dask workers."""
+
+    token: str
+    bits: np.ndarray
+    counts: np.ndarray
+
+
+_WORKER_SETS: dict = {}
+
+
+def _shared_task(payload: KmerPayload, item, device: str, dtype: str) -> np.ndarray:
+    """The Dask task of :meth:`KmerSets.blocks`: one block of shared counts on this worker's
+    ``device`` (its sets kept per worker for the next blocks)."""
+    from ..triplet.distributed import worker_threads
+
+    ks = _WORKER_SETS.get((payload.token, device))
+    if ks is None:
+        _WORKER_SETS.clear()
+        ks = KmerSets(payload.bits, payload.counts, device=device, threads=worker_threads())
+        _WORKER_SETS[(payload.token, device)] = ks
+    rows, cols = item
+    return ks.block(rows, cols).astype(np.dtype(dtype), copy=False)
+
+
 def kmer_distances(seqs, *, device: str = "cpu", threads: int = 0, gpus=None,
-                   progress=None) -> Distances:
+                   scheduler=None, progress=None) -> Distances:
     """``1 - shared / min`` over the sequences' sets of distinct k-mers.
 
     The sets are bit sets over the residue codes present (hashed to 65,536
     slots when there are more k-mers than that); k is :func:`kmer_k`. The shared
     k-mers are counted on the CPU cores or the GPUs ``gpus`` (:class:`KmerSets`;
-    ``auto``: :func:`resolve_kmer_device`), with the same distances either way.
-    ``progress(done, total)``, when given, counts the pairs done.
+    ``auto``: :func:`resolve_kmer_device`) or, with ``scheduler`` (as for
+    :func:`triplet_distances`), on Dask workers, each on its own ``device``; the same
+    distances every way. ``progress(done, total)``, when given, counts the pairs done.
     """
     t0 = time.perf_counter()
     seqs = as_sequence_set(seqs)
-    ks = KmerSets.of(seqs, device=device, threads=threads, gpus=gpus)
-    D = ks.distance_matrix(progress)
-    return Distances(seqs.names, D, "kmer", {"k": ks.k, "device": ks.where},
+    with _kmer_client(scheduler, device) as client:
+        ks = KmerSets.of(seqs, device=device, threads=threads, gpus=gpus, client=client)
+        D = ks.distance_matrix(progress)
+        where = ks.where
+    return Distances(seqs.names, D, "kmer", {"k": ks.k, "device": where},
                      {"k-mer distances": time.perf_counter() - t0})
+
+
+def _kmer_client(scheduler, device: str):
+    """``connect(scheduler)`` for the k-mer blocks, or a context yielding None."""
+    import contextlib
+
+    if scheduler is None:
+        return contextlib.nullcontext(None)
+    from ..triplet.distributed import connect
+
+    return connect(scheduler, device=device)
 
 
 # -- triplet distances ---------------------------------------------------------------
