@@ -203,20 +203,6 @@ def _check_bars(calls):
     return [s for s, _b in stages]
 
 
-def test_in_threads_with_progress_runs_every_item_once_in_blocks():
-    from trimsa import _numba
-
-    seen = np.zeros(1000, np.int64)
-    calls, progress = _recorder()
-    weights = np.arange(1000, 0, -1)
-    _numba.in_threads(lambda rows: np.add.at(seen, rows, 1), np.arange(1000), 3, progress,
-                      weights=weights)
-    assert (seen == 1).all()
-    assert _check_bars(calls) == [None]
-    assert calls[-1][1:] == (int(weights.sum()), int(weights.sum()))
-    assert 1 < len(calls) <= _numba.PROGRESS_BLOCKS
-
-
 def test_kmer_trees_report_progress_and_build_the_same_tree():
     seqs = read_sequences(MSA16)
     calls, progress = _recorder()

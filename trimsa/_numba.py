@@ -43,38 +43,15 @@ def set_threads(threads: int) -> int:
     return n
 
 
-#: Blocks that :func:`in_threads` runs one after another when it reports progress.
-PROGRESS_BLOCKS = 100
-
-
-def in_threads(fn, items, threads: int, progress=None, weights=None) -> None:
+def in_threads(fn, items, threads: int) -> None:
     """Run ``fn(chunk)`` on ``threads`` interleaved chunks of ``items`` at once.
 
     For serial ``nogil`` kernels: interleaved chunks keep the threads' work
     even when the cost of the items grows along ``items``. ``fn`` is called
     once with an empty chunk first, so that the kernel compiles (or loads from
     the cache) here rather than in several threads at once.
-
-    With ``progress``, the items run in up to :data:`PROGRESS_BLOCKS` blocks
-    one after another, and ``progress(done, total)`` is called after each;
-    ``weights`` (the cost of each item; default 1 each) size the blocks
-    evenly and are what ``done`` and ``total`` count.
     """
     items = np.asarray(items)
-    if progress is None or len(items) == 0:
-        _run_chunks(fn, items, threads)
-        return
-    w = np.ones(len(items)) if weights is None else np.asarray(weights, dtype=np.float64)
-    cum = np.concatenate([[0.0], np.cumsum(w)])
-    total = cum[-1]
-    cuts = np.searchsorted(cum, np.linspace(0.0, total, PROGRESS_BLOCKS + 1)[1:-1])
-    bounds = np.unique(np.concatenate([[0], cuts, [len(items)]]))
-    for lo, hi in zip(bounds[:-1], bounds[1:]):
-        _run_chunks(fn, items[lo:hi], threads)
-        progress(int(round(cum[hi])), int(round(total)))
-
-
-def _run_chunks(fn, items, threads: int) -> None:
     threads = max(1, min(int(threads), len(items)))
     if threads == 1:
         fn(items)

@@ -405,11 +405,9 @@ class Aligner:
             if design == "tree":
                 library = self._tree_library(seqs, codes, sc, btree, threads, progress, stages,
                                              workers)
-                if library is None and (
-                        (source not in ("triplet", "kmer")
-                         and (self.device == "gpu" or self.gpus is not None))
-                        or (source not in ("triplet", "kmer")
-                            and self.scheduler is not None)):
+                if library is None and source not in ("triplet", "kmer") and (
+                        self.device == "gpu" or self.gpus is not None
+                        or self.scheduler is not None):
                     if self.scheduler is not None:
                         asked, where, instead = ("scheduler", "runs on Dask workers",
                                                  "leave the scheduler out")

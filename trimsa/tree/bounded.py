@@ -36,7 +36,7 @@ import numpy as np
 from .. import _numba
 from ..errors import OptionError
 from ..io import as_sequence_set
-from .distances import Distances, KmerSets, _kmer_client, kmer_k
+from .distances import Distances, KmerSets, kmer_client, kmer_k
 from .guide import GuideTree
 
 #: Nearest neighbours each sequence keeps at first (32 was doubled to 64 on the sim2/tune
@@ -167,7 +167,7 @@ def kmer_upgma(seqs, *, matrix_bytes: float, neighbours_start: int = NEIGHBOURS,
     t0 = time.perf_counter()
     seqs = as_sequence_set(seqs)
     seqs.require(2, "a guide tree")
-    with _kmer_client(scheduler, device) as client:
+    with kmer_client(scheduler, device) as client:
         ks = KmerSets.of(seqs, device=device, threads=threads, gpus=gpus, client=client)
         joins, heights, info = upgma_joins(ks, matrix_bytes, neighbours_start, progress)
     tree = GuideTree.from_heights(seqs.names, joins, heights, method="upgma")

@@ -157,6 +157,8 @@ def kmer_sets(seqs: SequenceSet, threads: int = 1):
 
 #: Most host bytes of one block of shared k-mer counts (rows x columns).
 SHARED_BLOCK_BYTES = 1 << 28
+#: About this many blocks make one pass over all pairs (the progress bar's steps).
+PASS_BLOCKS = 100
 #: ``device="auto"`` counts the shared k-mers on the GPUs from this many sequences on.
 KMER_GPU_SEQUENCES = 8192
 
@@ -243,10 +245,10 @@ class KmerSets:
 
     def block_rows(self, nrows: int, ncols: int) -> int:
         """Rows of a block of ``ncols`` columns: within :data:`SHARED_BLOCK_BYTES`, and
-        no more than a pass of ``nrows`` rows in about
-        :data:`~trimsa._numba.PROGRESS_BLOCKS` blocks (at least 32 rows) needs."""
+        no more than a pass of ``nrows`` rows in about :data:`PASS_BLOCKS` blocks (at
+        least 32 rows) needs."""
         most = max(1, int(SHARED_BLOCK_BYTES // max(1, ncols * self.dtype.itemsize)))
-        return min(most, max(32, -(-nrows // _numba.PROGRESS_BLOCKS)))
+        return min(most, max(32, -(-nrows // PASS_BLOCKS)))
 
     def block(self, rows, cols) -> np.ndarray:
         """One block of shared counts, ``rows`` x ``cols`` (sequence numbers), on this
@@ -398,7 +400,7 @@ def kmer_distances(seqs, *, device: str = "cpu", threads: int = 0, gpus=None,
     """
     t0 = time.perf_counter()
     seqs = as_sequence_set(seqs)
-    with _kmer_client(scheduler, device) as client:
+    with kmer_client(scheduler, device) as client:
         ks = KmerSets.of(seqs, device=device, threads=threads, gpus=gpus, client=client)
         D = ks.distance_matrix(progress)
         where = ks.where
@@ -406,7 +408,7 @@ def kmer_distances(seqs, *, device: str = "cpu", threads: int = 0, gpus=None,
                      {"k-mer distances": time.perf_counter() - t0})
 
 
-def _kmer_client(scheduler, device: str):
+def kmer_client(scheduler, device: str):
     """``connect(scheduler)`` for the k-mer blocks, or a context yielding None."""
     import contextlib
 
