@@ -40,6 +40,7 @@ DATA = (ROOT / ".." / "shared" / "data").resolve()
 VARIANTS = {
     "trimsa": {},
     "trimsa alignment-votes": {"library_votes": "alignment", "consistency": 6.0},
+    "trimsa fitted-hmm": {"pair_hmm": "fitted"},
     "trimsa exact-3way": {"exact_triplet": True},
     "trimsa kmer-tree": {"tree_distances": "kmer"},
     "trimsa tree-library": {"library": "tree"},

@@ -48,7 +48,23 @@ def test_run_library_votes(capsys):
     err = capsys.readouterr().err
     assert "global affine pairwise alignments, all pairs" in err and "posteriors" not in err
     assert main(["run", str(INPUT), "-v", "-q"]) == 0
-    assert "pair-HMM match posteriors" in capsys.readouterr().err
+    assert "match posteriors of the five-state pair HMM" in capsys.readouterr().err
+    assert main(["run", str(INPUT), "-v", "-q", "--pair-hmm", "fitted"]) == 0
+    assert "match posteriors of the three-state pair HMM fitted" in capsys.readouterr().err
+
+
+def test_run_pair_hmm_errors(tmp_path, capsys):
+    prot = tmp_path / "p.fa"
+    prot.write_text(">a\nMKVLWEEPQR\n>b\nMKVLWDEPQR\n>c\nMRVLWEEPQK\n>d\nMKILWEEPR\n")
+    out = tmp_path / "out.fa"
+    assert main(["run", str(prot), "-o", str(out), "-q", "--pair-hmm", "trained"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "trained" in err[0] and "protein" in err[0]
+    assert not out.exists()
+    assert main(["run", str(INPUT), "-o", str(out), "-q", "--pair-hmm", "fitted",
+                 "--consistency", "0"]) == 2
+    assert "pair_hmm" in capsys.readouterr().err and not out.exists()
+    assert main(["run", str(prot), "-o", str(out), "-q"]) == 0   # auto: fitted
 
 
 def test_run_verbose_three_sequences_say_merges(tmp_path, capsys):

@@ -15,6 +15,7 @@ import pytest
 
 from trimsa.errors import BackendUnavailableError, OptionError
 from trimsa.progressive import Aligner, _gpu, consistency
+from trimsa.progressive.pair_hmm import FITTED, PairHmm
 
 from .fakes import EmulatedKernels
 from .fakes import assert_same_library as assert_same
@@ -46,14 +47,25 @@ def random_case(seed):
     table = (table + table.T) / 2 + 3 * np.eye(k, dtype=np.float32)
     gaps = (float(rng.choice([0.0, -3.0, -10.0])), float(rng.choice([-0.5, -1.0])),
             float(rng.choice([0.0, 0.5, 1.0])))
-    return codes, table, gaps, bool(rng.random() < 0.8)
+    return codes, table, gaps, bool(rng.random() < 0.8), random_hmm(rng, k)
 
 
-def libraries(codes, table, gaps, posterior, slots=None, **gpu):
-    cpu = consistency.build_library(codes, table, *gaps, posterior=posterior, threads=2,
-                                    slots=slots)
-    dev = consistency.build_library(codes, table, *gaps, posterior=posterior, threads=2,
-                                    slots=slots, device="gpu", **gpu)
+def random_hmm(rng, k):
+    """The fitted pair HMM, or (two times in three) a five-state one with random odds over
+    ``k`` codes and random short and long gaps."""
+    if rng.random() < 1 / 3:
+        return FITTED
+    odds = rng.uniform(0.1, 4.0, (k, k))
+    gaps = np.array([rng.uniform(0.001, 0.1), rng.uniform(0.2, 0.7),
+                     rng.uniform(0.0, 0.1), rng.uniform(0.7, 0.97)])
+    return PairHmm("trained", (odds + odds.T) / 2, gaps)
+
+
+def libraries(codes, table, gaps, posterior, slots=None, hmm=None, **gpu):
+    cpu = consistency.build_library(codes, table, *gaps, posterior=posterior, hmm=hmm,
+                                    threads=2, slots=slots)
+    dev = consistency.build_library(codes, table, *gaps, posterior=posterior, hmm=hmm,
+                                    threads=2, slots=slots, device="gpu", **gpu)
     return cpu, dev
 
 
@@ -75,13 +87,13 @@ def on_emulated_gpu(emulated, monkeypatch):
 
 @pytest.mark.parametrize("seed", range(12))
 def test_emulated_kernels_give_the_cpu_library(on_emulated_gpu, monkeypatch, seed):
-    codes, table, gaps, posterior = random_case(seed)
+    codes, table, gaps, posterior, hmm = random_case(seed)
     # a small memory share also cuts the pairs into several batches
     on_emulated_gpu.free = [8 << 30, 4e5][seed % 2]
     if seed % 3 == 2:   # batches cut by the host's share instead
         monkeypatch.setattr(_gpu, "HOST_BATCH_BYTES", 1000)
     slots = (None, 1, 2)[seed % 3] if posterior else None
-    cpu, dev = libraries(codes, table, gaps, posterior, slots)
+    cpu, dev = libraries(codes, table, gaps, posterior, slots, hmm)
     assert_same(cpu, dev)
     assert dev.maps.shape[1] == (slots or (consistency.POSTERIOR_SLOTS if posterior else 1))
     if posterior and seed == 0:
@@ -90,13 +102,13 @@ def test_emulated_kernels_give_the_cpu_library(on_emulated_gpu, monkeypatch, see
 
 @pytest.mark.parametrize("seed", range(4))
 def test_emulated_library_on_two_gpus_is_the_one_gpu_library(on_emulated_gpu, seed):
-    codes, table, gaps, posterior = random_case(200 + seed)
+    codes, table, gaps, posterior, hmm = random_case(200 + seed)
     on_emulated_gpu.devices = 2
     seen = []
-    one = consistency.build_library(codes, table, *gaps, posterior=posterior, device="gpu",
-                                    gpus=[0], threads=2)
-    two = consistency.build_library(codes, table, *gaps, posterior=posterior, device="gpu",
-                                    gpus=[0, 1], threads=2,
+    one = consistency.build_library(codes, table, *gaps, posterior=posterior, hmm=hmm,
+                                    device="gpu", gpus=[0], threads=2)
+    two = consistency.build_library(codes, table, *gaps, posterior=posterior, hmm=hmm,
+                                    device="gpu", gpus=[0, 1], threads=2,
                                     progress=lambda done, total: seen.append((done, total)))
     assert_same(one, two)
     assert seen[-1] == (two.n_pairs, two.n_pairs) and seen == sorted(seen)
@@ -124,7 +136,7 @@ def test_pairs_whose_posteriors_fail_vote_with_their_alignment(on_emulated_gpu, 
 
     monkeypatch.setattr(_gpu, "_functions", lambda: (
         on_emulated_gpu.function("pair_viterbi", 5), failing))
-    codes, table, gaps, _ = random_case(5)
+    codes, table, gaps, _, _ = random_case(5)
     dev = consistency.build_library(codes, table, *gaps, posterior=True, device="gpu")
     cpu = consistency.build_library(codes, table, *gaps, posterior=False)
     assert dev.n_posterior == 0
@@ -164,7 +176,7 @@ def test_gpu_library_without_a_gpu_is_a_clear_error():
 
     if triplet_gpu.available() is not None:
         pytest.skip("a GPU is visible")
-    codes, table, gaps, _ = random_case(0)
+    codes, table, gaps, _, _ = random_case(0)
     with pytest.raises(BackendUnavailableError, match="GPU backend unavailable"):
         Aligner(device="gpu").align(["ACGTACGTAA", "ACGTTCGTA", "AGGTACGAA"])
     assert Aligner(device="auto").align(["ACGTACGTAA", "ACGTTCGTA", "AGGTACGAA"]).stages
@@ -181,8 +193,8 @@ def test_gpu_with_no_library_and_a_given_tree_is_an_option_error(tmp_path):
 @pytest.mark.gpu
 @pytest.mark.parametrize("seed", range(30))
 def test_gpu_library_is_the_cpu_library(seed):
-    codes, table, gaps, posterior = random_case(seed)
-    assert_same(*libraries(codes, table, gaps, posterior))
+    codes, table, gaps, posterior, hmm = random_case(seed)
+    assert_same(*libraries(codes, table, gaps, posterior, hmm=hmm))
 
 
 @pytest.mark.gpu

@@ -432,15 +432,20 @@ def test_sparse_consistency_scores_against_slow_reference(seed, keep, posterior)
     assert np.allclose(got, ref, atol=1e-5)
 
 
-def _slow_posteriors(a, b, odds, delta, eps, allowed=None):
-    """Match posteriors of a global pair HMM by plain forward-backward over full tables
-    (the start behaves as a match state; gap residues have odds 1), over the paths that
-    stay in the cells ``allowed`` (``(len(a) + 1, len(b) + 1)`` bools; default: all)."""
+def _slow_posteriors(a, b, odds, gaps, allowed=None):
+    """Match posteriors of a global pair HMM with a short and a long gap state per
+    sequence (``gaps`` = open / extend of each) by plain forward-backward over full
+    tables (the start behaves as a match state; gap residues have odds 1), over the paths
+    that stay in the cells ``allowed`` (``(len(a) + 1, len(b) + 1)`` bools; default:
+    all)."""
     la, lb = len(a), len(b)
     if allowed is None:
         allowed = np.ones((la + 1, lb + 1), bool)
-    mm, gm = 1 - 2 * delta, 1 - eps
-    fM, fX, fY = (np.zeros((la + 1, lb + 1)) for _ in range(3))
+    opens, exts = (gaps[0], gaps[2]), (gaps[1], gaps[3])
+    mm = 1 - 2 * sum(opens)
+    fM = np.zeros((la + 1, lb + 1))
+    fX = np.zeros((2, la + 1, lb + 1))  # a residue of a against a gap, short / long
+    fY = np.zeros((2, la + 1, lb + 1))
     fM[0, 0] = 1.0
     for i in range(la + 1):
         for j in range(lb + 1):
@@ -448,27 +453,34 @@ def _slow_posteriors(a, b, odds, delta, eps, allowed=None):
                 fM[i, j] = 0.0
                 continue
             if i and j:
-                fM[i, j] = odds[a[i - 1], b[j - 1]] * (
-                    mm * fM[i - 1, j - 1] + gm * (fX[i - 1, j - 1] + fY[i - 1, j - 1]))
-            if i:
-                fX[i, j] = delta * fM[i - 1, j] + eps * fX[i - 1, j]
-            if j:
-                fY[i, j] = delta * fM[i, j - 1] + eps * fY[i, j - 1]
-    z = fM[la, lb] + fX[la, lb] + fY[la, lb]
-    bM, bX, bY = (np.zeros((la + 2, lb + 2)) for _ in range(3))
+                into = mm * fM[i - 1, j - 1] + sum(
+                    (1 - exts[g]) * (fX[g, i - 1, j - 1] + fY[g, i - 1, j - 1]) for g in (0, 1))
+                fM[i, j] = odds[a[i - 1], b[j - 1]] * into
+            for g in (0, 1):
+                if i:
+                    fX[g, i, j] = opens[g] * fM[i - 1, j] + exts[g] * fX[g, i - 1, j]
+                if j:
+                    fY[g, i, j] = opens[g] * fM[i, j - 1] + exts[g] * fY[g, i, j - 1]
+    z = fM[la, lb] + fX[:, la, lb].sum() + fY[:, la, lb].sum()
+    bM = np.zeros((la + 2, lb + 2))
+    bX = np.zeros((2, la + 2, lb + 2))
+    bY = np.zeros((2, la + 2, lb + 2))
     for i in range(la, -1, -1):
         for j in range(lb, -1, -1):
             if not allowed[i, j]:
                 continue
             if i == la and j == lb:
-                bM[i, j] = bX[i, j] = bY[i, j] = 1.0
+                bM[i, j] = 1.0
+                bX[:, i, j] = bY[:, i, j] = 1.0
                 continue
             m = odds[a[i], b[j]] * bM[i + 1, j + 1] if i < la and j < lb else 0.0
-            x = bX[i + 1, j] if i < la else 0.0
-            y = bY[i, j + 1] if j < lb else 0.0
-            bM[i, j] = mm * m + delta * (x + y)
-            bX[i, j] = gm * m + eps * x
-            bY[i, j] = gm * m + eps * y
+            bM[i, j] = mm * m
+            for g in (0, 1):
+                x = bX[g, i + 1, j] if i < la else 0.0
+                y = bY[g, i, j + 1] if j < lb else 0.0
+                bM[i, j] += opens[g] * (x + y)
+                bX[g, i, j] = (1 - exts[g]) * m + exts[g] * x
+                bY[g, i, j] = (1 - exts[g]) * m + exts[g] * y
     assert np.isclose(bM[0, 0], z, rtol=1e-9)
     return (fM * bM[:la + 1, :lb + 1] / z)[1:, 1:]
 
@@ -476,8 +488,9 @@ def _slow_posteriors(a, b, odds, delta, eps, allowed=None):
 @settings(max_examples=40, deadline=None)
 @given(st.integers(0, 10 ** 6), st.integers(1, 40), st.integers(1, 40),
        st.floats(0.3, 0.95), st.floats(0.005, 0.2), st.floats(0.3, 0.95),
-       st.integers(-1, 6))
-def test_posterior_slots_against_slow_forward_backward(seed, la, lb, ident, delta, eps, width):
+       st.sampled_from([0.0, 0.004, 0.03]), st.floats(0.5, 0.97), st.integers(-1, 6))
+def test_posterior_slots_against_slow_forward_backward(seed, la, lb, ident, delta, eps,
+                                                       delta2, eps2, width):
     from trimsa.progressive import _cpu
 
     rng = np.random.default_rng(seed)
@@ -485,6 +498,7 @@ def test_posterior_slots_against_slow_forward_backward(seed, la, lb, ident, delt
     b = np.where(rng.random(lb) < 0.6, np.resize(a, lb), rng.integers(0, 4, lb))
     table = np.where(np.eye(4, dtype=bool), 1.0, -1.0).astype(np.float32)
     odds = _cpu.match_odds(table, ident)
+    gaps = np.array([delta, eps, delta2, eps2])
     # the band around the pair's alignment path, as the library takes it
     tb, path = np.empty((la + 1) * (lb + 1), np.uint8), np.empty(la + lb, np.int8)
     npath, _score = _cpu.seq_viterbi(a, b, table, np.float32(-2.0), np.float32(-0.5),
@@ -504,12 +518,12 @@ def test_posterior_slots_against_slow_forward_backward(seed, la, lb, ident, delt
     for i in range(la + 1):
         assert allowed[i, lo[i]:hi[i] + 1].all() and allowed[i].sum() == hi[i] - lo[i] + 1
     assert cells == allowed.sum()
-    P = _slow_posteriors(a, b, odds, delta, eps, allowed)
+    P = _slow_posteriors(a, b, odds, gaps, allowed)
     k, floor = 3, 0.01
     ca, pa = np.full((la, k), -1, np.int32), np.zeros((la, k), np.float32)
     cb, pb = np.full((lb, k), -1, np.int32), np.zeros((lb, k), np.float32)
     fM = np.full(cells, np.nan, np.float32)
-    assert _cpu.posterior_slots(a, b, odds, delta, eps, floor, lo, hi, fM, ca, pa, cb, pb)
+    assert _cpu.posterior_slots(a, b, odds, gaps, floor, lo, hi, fM, ca, pa, cb, pb)
     for M, cols, probs in ((P, ca, pa), (P.T, cb, pb)):
         for x in range(M.shape[0]):
             want = np.sort(M[x][M[x] >= floor])[::-1][:k]

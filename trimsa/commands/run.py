@@ -57,8 +57,13 @@ def register(subparsers) -> None:
                         "halved while over the library's budget, and no library below 16)")
     p.add_argument("--library-votes", choices=("posterior", "alignment"), default=None,
                    help="what each pair of the library votes with: the match probabilities of "
-                        "its residues under a pair HMM fitted to the pair's alignment, or the "
-                        "residue pairs of the alignment itself (default: posterior)")
+                        "its residues under a pair HMM (see --pair-hmm), or the residue pairs "
+                        "of the pair's alignment itself (default: posterior)")
+    p.add_argument("--pair-hmm", choices=("auto", "trained", "fitted"), default=None,
+                   help="the pair HMM of the library's posteriors: five states with "
+                        "parameters trained on true alignments (DNA/RNA), three fitted to "
+                        "each pair's alignment, or auto (default: trained for DNA/RNA, "
+                        "fitted for proteins)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.add_argument("-v", "--verbose", action="store_true",
                    help="say for each stage its method, device, work (pairs, triplets, merges, "
@@ -83,7 +88,8 @@ def handler(args) -> int:
                                  ("tree_distances", args.tree_distances),
                                  ("consistency", args.consistency), ("library", args.library),
                                  ("pairs_per_merge", args.pairs_per_merge),
-                                 ("library_votes", args.library_votes)) if v is not None}
+                                 ("library_votes", args.library_votes),
+                                 ("pair_hmm", args.pair_hmm)) if v is not None}
     aligner = Aligner(device=args.device, threads=args.threads, alphabet=args.alphabet,
                       match=args.match, mismatch=args.mismatch, matrix=args.matrix,
                       gap=args.gap, gap_open=args.gap_open, gap_extend=args.gap_extend,

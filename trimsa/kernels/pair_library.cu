@@ -4,8 +4,9 @@
 // pair_viterbi: the global affine alignment of the pair (the recurrence, ties
 //   and traceback of trimsa/progressive/_cpu.py seq_viterbi and _trace) and its
 //   path.
-// pair_posteriors: the match posteriors of the pair HMM in the band around that
-//   path (_cpu.posterior_slots), each residue's K most probable partners.
+// pair_posteriors: the match posteriors of the five-state pair HMM (short and
+//   long gaps) in the band around that path (_cpu.posterior_slots), each
+//   residue's K most probable partners.
 //
 // Both give the CPU kernels' results bit for bit: the same operations in the
 // same order, in float32 (Viterbi) and float64 (posteriors), compiled without
@@ -168,11 +169,12 @@ extern "C" __global__ void pair_posteriors(
     const long long* __restrict__ b_off, const int* __restrict__ b_len,
     const int T, const int W,                 // threads; row stride (>= longest b + 2)
     const double* __restrict__ odds, const int k,   // k * k per pair
-    const double* __restrict__ delta_, const double* __restrict__ eps_, const double floor_,
+    const double* __restrict__ gaps_,         // 4 per pair: d1, e1, d2, e2
+    const double floor_,
     const long long* __restrict__ band_off,   // per pair: la + 1 entries of lo and hi
     const int* __restrict__ lo, const int* __restrict__ hi,
     float* __restrict__ fM,                   // band cells, interleaved
-    double* __restrict__ rows,                // 6 * W interleaved
+    double* __restrict__ rows,                // 10 * W interleaved
     double* __restrict__ scale,               // (longest a + 2) interleaved
     const int K, const long long* __restrict__ out_off,  // per pair: la + lb rows of K slots
     int* __restrict__ out_cols, float* __restrict__ out_probs,
@@ -185,10 +187,13 @@ extern "C" __global__ void pair_posteriors(
     const int la = a_len[t];
     const int lb = b_len[t];
     const double* od = odds + (size_t)t * k * k;
-    const double delta = delta_[t];
-    const double eps = eps_[t];
-    const double mm = 1.0 - 2.0 * delta;
-    const double gm = 1.0 - eps;
+    const double d1 = gaps_[(size_t)t * 4];
+    const double e1 = gaps_[(size_t)t * 4 + 1];
+    const double d2 = gaps_[(size_t)t * 4 + 2];
+    const double e2 = gaps_[(size_t)t * 4 + 3];
+    const double mm = 1.0 - 2.0 * d1 - 2.0 * d2;
+    const double g1 = 1.0 - e1;
+    const double g2 = 1.0 - e2;
     const int* LO = lo + band_off[t];
     const int* HI = hi + band_off[t];
     int* ca = out_cols + out_off[t] * K;
@@ -197,23 +202,20 @@ extern "C" __global__ void pair_posteriors(
     float* pb = pa + (size_t)la * K;
     ok[t] = 0;
     for (int e = 0; e < (la + lb) * K; ++e) { ca[e] = -1; pa[e] = 0.0f; }
-    double* r0 = rows;
-    double* r1 = rows + (size_t)W * T;
-    double* r2 = rows + (size_t)2 * W * T;
-    double* r3 = rows + (size_t)3 * W * T;
-    double* r4 = rows + (size_t)4 * W * T;
-    double* r5 = rows + (size_t)5 * W * T;
-    for (int j = 0; j < lb + 2; ++j) {
-        AT(r0, j) = 0.0; AT(r1, j) = 0.0; AT(r2, j) = 0.0;
-        AT(r3, j) = 0.0; AT(r4, j) = 0.0; AT(r5, j) = 0.0;
-    }
-    // forward: (fMp, fXp, fYp) the previous row, (fMc, fXc, fYc) the current one
-    double *fMp = r0, *fXp = r1, *fYp = r2, *fMc = r3, *fXc = r4, *fYc = r5;
+    double* r[10];
+    for (int q = 0; q < 10; ++q) r[q] = rows + (size_t)q * W * T;
+    for (int j = 0; j < lb + 2; ++j)
+        for (int q = 0; q < 10; ++q) AT(r[q], j) = 0.0;
+    // forward: (fMp, fXp, fYp, fUp, fVp) the previous row, (fMc, ...) the current one;
+    // X / Y short gaps (a residue of a / of b against a gap), U / V long ones
+    double *fMp = r[0], *fXp = r[1], *fYp = r[2], *fUp = r[3], *fVp = r[4];
+    double *fMc = r[5], *fXc = r[6], *fYc = r[7], *fUc = r[8], *fVc = r[9];
     AT(scale, 0) = 1.0;
     AT(fMp, 0) = 1.0;
     AT(fM, 0) = 1.0f;
     for (int j = 1; j <= HI[0]; ++j) {
-        AT(fYp, j) = delta * AT(fMp, j - 1) + eps * AT(fYp, j - 1);
+        AT(fYp, j) = d1 * AT(fMp, j - 1) + e1 * AT(fYp, j - 1);
+        AT(fVp, j) = d2 * AT(fMp, j - 1) + e2 * AT(fVp, j - 1);
         AT(fM, j) = 0.0f;
     }
     long long start = HI[0] - LO[0] + 1;  // the band row's first cell in fM
@@ -221,54 +223,67 @@ extern "C" __global__ void pair_posteriors(
         const double* oi = od + (size_t)a[i - 1] * k;
         const int l = LO[i];
         const int h = HI[i];
-        double top = 0.0, m_left = 0.0, y_left = 0.0;
+        double top = 0.0, m_left = 0.0, y_left = 0.0, v_left = 0.0;
         for (int j = l; j <= h; ++j) {
-            double m, y;
-            if (j == 0) { m = 0.0; y = 0.0; }
+            double m, y, v;
+            if (j == 0) { m = 0.0; y = 0.0; v = 0.0; }
             else {
-                m = oi[b[j - 1]] * (mm * AT(fMp, j - 1) + gm * (AT(fXp, j - 1) + AT(fYp, j - 1)));
-                y = delta * m_left + eps * y_left;
+                m = oi[b[j - 1]] * (mm * AT(fMp, j - 1) + g1 * (AT(fXp, j - 1) + AT(fYp, j - 1))
+                                    + g2 * (AT(fUp, j - 1) + AT(fVp, j - 1)));
+                y = d1 * m_left + e1 * y_left;
+                v = d2 * m_left + e2 * v_left;
             }
-            const double x = delta * AT(fMp, j) + eps * AT(fXp, j);
+            const double x = d1 * AT(fMp, j) + e1 * AT(fXp, j);
+            const double u = d2 * AT(fMp, j) + e2 * AT(fUp, j);
             AT(fMc, j) = m;
             AT(fXc, j) = x;
             AT(fYc, j) = y;
+            AT(fUc, j) = u;
+            AT(fVc, j) = v;
             m_left = m;
             y_left = y;
+            v_left = v;
             if (m > top) top = m;
             if (x > top) top = x;
             if (y > top) top = y;
+            if (u > top) top = u;
+            if (v > top) top = v;
         }
         if (!(top > 0.0 && top <= BIG)) return;
-        const double r = 1.0 / top;
+        const double rs = 1.0 / top;
         AT(scale, i) = top;
         const long long o = start - l;
         for (int j = l; j <= h; ++j) {
-            AT(fMc, j) = AT(fMc, j) * r;
-            AT(fXc, j) = AT(fXc, j) * r;
-            AT(fYc, j) = AT(fYc, j) * r;
+            AT(fMc, j) = AT(fMc, j) * rs;
+            AT(fXc, j) = AT(fXc, j) * rs;
+            AT(fYc, j) = AT(fYc, j) * rs;
+            AT(fUc, j) = AT(fUc, j) * rs;
+            AT(fVc, j) = AT(fVc, j) * rs;
             AT(fM, o + j) = (float)AT(fMc, j);
         }
         if (l > 0) {
             AT(fMc, l - 1) = 0.0;
             AT(fXc, l - 1) = 0.0;
             AT(fYc, l - 1) = 0.0;
+            AT(fUc, l - 1) = 0.0;
+            AT(fVc, l - 1) = 0.0;
         }
         start += h - l + 1;
         double* sw;
         sw = fMp; fMp = fMc; fMc = sw;
         sw = fXp; fXp = fXc; fXc = sw;
         sw = fYp; fYp = fYc; fYc = sw;
+        sw = fUp; fUp = fUc; fUc = sw;
+        sw = fVp; fVp = fVc; fVc = sw;
     }
-    const double z = AT(fMp, lb) + AT(fXp, lb) + AT(fYp, lb);
+    const double z = AT(fMp, lb) + AT(fXp, lb) + AT(fYp, lb) + AT(fUp, lb) + AT(fVp, lb);
     if (!(z > 0.0 && z <= BIG)) return;
-    // backward, rolling rows: (bMn, bXn) row i + 1 scaled by 1 / scale[i + 1], the
+    // backward, rolling rows: (bMn, bXn, bUn) row i + 1 scaled by 1 / scale[i + 1], the
     // others row i; every buffer starts from zeros again
-    for (int j = 0; j < lb + 2; ++j) {
-        AT(r0, j) = 0.0; AT(r1, j) = 0.0; AT(r2, j) = 0.0;
-        AT(r3, j) = 0.0; AT(r4, j) = 0.0;
-    }
-    double *bMn = r0, *bXn = r1, *bMc = r2, *bXc = r3, *bYc = r4;
+    for (int j = 0; j < lb + 2; ++j)
+        for (int q = 0; q < 8; ++q) AT(r[q], j) = 0.0;
+    double *bMn = r[0], *bXn = r[1], *bUn = r[2];
+    double *bMc = r[3], *bXc = r[4], *bYc = r[5], *bUc = r[6], *bVc = r[7];
     const double rz = 1.0 / z;
     for (int i = la; i > 0; --i) {
         const double s = (i < la) ? 1.0 / AT(scale, i + 1) : 0.0;
@@ -277,20 +292,28 @@ extern "C" __global__ void pair_posteriors(
         AT(bMc, h + 1) = 0.0;
         AT(bXc, h + 1) = 0.0;
         AT(bYc, h + 1) = 0.0;
+        AT(bUc, h + 1) = 0.0;
+        AT(bVc, h + 1) = 0.0;
         for (int j = h; j >= l; --j) {
             if (i == la && j == lb) {
                 AT(bMc, j) = 1.0;
                 AT(bXc, j) = 1.0;
                 AT(bYc, j) = 1.0;
+                AT(bUc, j) = 1.0;
+                AT(bVc, j) = 1.0;
                 continue;
             }
             double mnext = 0.0;
             if (i < la && j < lb) mnext = od[(size_t)a[i] * k + b[j]] * AT(bMn, j + 1) * s;
             const double xnext = (i < la) ? AT(bXn, j) * s : 0.0;
+            const double unext = (i < la) ? AT(bUn, j) * s : 0.0;
             const double ynext = (j < lb) ? AT(bYc, j + 1) : 0.0;
-            AT(bMc, j) = mm * mnext + delta * xnext + delta * ynext;
-            AT(bXc, j) = gm * mnext + eps * xnext;
-            AT(bYc, j) = gm * mnext + eps * ynext;
+            const double vnext = (j < lb) ? AT(bVc, j + 1) : 0.0;
+            AT(bMc, j) = mm * mnext + d1 * xnext + d1 * ynext + d2 * unext + d2 * vnext;
+            AT(bXc, j) = g1 * mnext + e1 * xnext;
+            AT(bYc, j) = g1 * mnext + e1 * ynext;
+            AT(bUc, j) = g2 * mnext + e2 * unext;
+            AT(bVc, j) = g2 * mnext + e2 * vnext;
         }
         start -= h - l + 1;
         const long long o = start - l;
@@ -305,6 +328,7 @@ extern "C" __global__ void pair_posteriors(
         double* sw;
         sw = bMn; bMn = bMc; bMc = sw;
         sw = bXn; bXn = bXc; bXc = sw;
+        sw = bUn; bUn = bUc; bUc = sw;
     }
     ok[t] = 1;
 }

@@ -478,13 +478,16 @@ def path_band(path, npath, lb, width, lo, hi):
 
 
 @jit
-def posterior_slots(a, b, odds, delta, eps, floor, lo, hi, fM, col_ab, p_ab, col_ba, p_ba):
-    """Match posteriors of residues of ``a`` and ``b`` under a global pair HMM (states
-    match / ``a`` against a gap / ``b`` against a gap; the start behaves as a match;
-    ``delta`` opens a gap from a match, ``eps`` extends it; gap residues have odds 1),
-    restricted to the band ``lo[i]..hi[i]`` of each row ``i`` (:func:`path_band`; the
-    band holds a path from ``(0, 0)`` to the end), by forward-backward in probabilities
-    scaled per row. ``fM``: ``float32`` workspace of at least the band's cells.
+def posterior_slots(a, b, odds, gaps, floor, lo, hi, fM, col_ab, p_ab, col_ba, p_ba):
+    """Match posteriors of residues of ``a`` and ``b`` under a global pair HMM with five
+    states: match, and a short and a long gap in either sequence (gap residues have odds
+    1; the start behaves as a match). ``gaps`` = ``(d1, e1, d2, e2)``: a match opens a
+    short gap in one sequence with probability ``d1``, which extends with ``e1``, and a
+    long one with ``d2`` / ``e2``; ``d2 = 0`` is the three-state HMM. ``odds[x, y]`` is
+    the match emission over the background of the two residues. Computed in the band
+    ``lo[i]..hi[i]`` of each row ``i`` (:func:`path_band`; the band holds a path from
+    ``(0, 0)`` to the end) by forward-backward in probabilities scaled per row. ``fM``:
+    ``float32`` workspace of at least the band's cells.
 
     For each residue ``x`` of ``a`` the most probable partners ``y`` of ``b`` with
     posterior >= ``floor`` go into ``col_ab[x]`` / ``p_ab[x]`` (``(len(a), K)``, most
@@ -494,24 +497,35 @@ def posterior_slots(a, b, odds, delta, eps, floor, lo, hi, fM, col_ab, p_ab, col
     """
     la = a.size
     lb = b.size
-    mm = 1.0 - 2.0 * delta
-    gm = 1.0 - eps
+    d1 = gaps[0]
+    e1 = gaps[1]
+    d2 = gaps[2]
+    e2 = gaps[3]
+    mm = 1.0 - 2.0 * d1 - 2.0 * d2
+    g1 = 1.0 - e1
+    g2 = 1.0 - e2
     start = np.empty(la + 2, np.int64)  # row i of the band: fM[start[i] + j - lo[i]]
     start[0] = 0
     for i in range(la + 1):
         start[i + 1] = start[i] + hi[i] - lo[i] + 1
     scale = np.ones(la + 1, np.float64)
-    # rolling rows over every column; cells outside a row's band read as 0 (see below)
+    # rolling rows over every column; cells outside a row's band read as 0 (see below).
+    # X / Y: short gaps (a residue of a / of b against a gap), U / V: long ones
     fMp = np.zeros(lb + 2, np.float64)
     fXp = np.zeros(lb + 2, np.float64)
     fYp = np.zeros(lb + 2, np.float64)
+    fUp = np.zeros(lb + 2, np.float64)
+    fVp = np.zeros(lb + 2, np.float64)
     fMc = np.zeros(lb + 2, np.float64)
     fXc = np.zeros(lb + 2, np.float64)
     fYc = np.zeros(lb + 2, np.float64)
+    fUc = np.zeros(lb + 2, np.float64)
+    fVc = np.zeros(lb + 2, np.float64)
     fMp[0] = 1.0
     fM[0] = 1.0
     for j in range(1, hi[0] + 1):
-        fYp[j] = delta * fMp[j - 1] + eps * fYp[j - 1]
+        fYp[j] = d1 * fMp[j - 1] + e1 * fYp[j - 1]
+        fVp[j] = d2 * fMp[j - 1] + e2 * fVp[j - 1]
         fM[j] = 0.0
     for i in range(1, la + 1):
         oi = odds[a[i - 1]]
@@ -520,25 +534,37 @@ def posterior_slots(a, b, odds, delta, eps, floor, lo, hi, fM, col_ab, p_ab, col
         top = 0.0
         m_left = 0.0
         y_left = 0.0
+        v_left = 0.0
         for j in range(l, h + 1):
             if j == 0:
                 m = 0.0
                 y = 0.0
+                v = 0.0
             else:
-                m = oi[b[j - 1]] * (mm * fMp[j - 1] + gm * (fXp[j - 1] + fYp[j - 1]))
-                y = delta * m_left + eps * y_left
-            x = delta * fMp[j] + eps * fXp[j]
+                m = oi[b[j - 1]] * (mm * fMp[j - 1] + g1 * (fXp[j - 1] + fYp[j - 1])
+                                    + g2 * (fUp[j - 1] + fVp[j - 1]))
+                y = d1 * m_left + e1 * y_left
+                v = d2 * m_left + e2 * v_left
+            x = d1 * fMp[j] + e1 * fXp[j]
+            u = d2 * fMp[j] + e2 * fUp[j]
             fMc[j] = m
             fXc[j] = x
             fYc[j] = y
+            fUc[j] = u
+            fVc[j] = v
             m_left = m
             y_left = y
+            v_left = v
             if m > top:
                 top = m
             if x > top:
                 top = x
             if y > top:
                 top = y
+            if u > top:
+                top = u
+            if v > top:
+                top = v
         if not (top > 0.0 and top < np.inf):
             return False
         r = 1.0 / top
@@ -548,6 +574,8 @@ def posterior_slots(a, b, odds, delta, eps, floor, lo, hi, fM, col_ab, p_ab, col
             fMc[j] *= r
             fXc[j] *= r
             fYc[j] *= r
+            fUc[j] *= r
+            fVc[j] *= r
             fM[o + j] = fMc[j]
         # the next row reads this one from column lo[i] - 1 on (>= lo[i + 1] - 1); the
         # columns above hi[i] were never written (the rows before had lower bounds)
@@ -555,10 +583,14 @@ def posterior_slots(a, b, odds, delta, eps, floor, lo, hi, fM, col_ab, p_ab, col
             fMc[l - 1] = 0.0
             fXc[l - 1] = 0.0
             fYc[l - 1] = 0.0
+            fUc[l - 1] = 0.0
+            fVc[l - 1] = 0.0
         fMp, fMc = fMc, fMp
         fXp, fXc = fXc, fXp
         fYp, fYc = fYc, fYp
-    z = fMp[lb] + fXp[lb] + fYp[lb]
+        fUp, fUc = fUc, fUp
+        fVp, fVc = fVc, fVp
+    z = fMp[lb] + fXp[lb] + fYp[lb] + fUp[lb] + fVp[lb]
     if not (z > 0.0 and z < np.inf):
         return False
     kk = col_ab.shape[1]
@@ -570,9 +602,12 @@ def posterior_slots(a, b, odds, delta, eps, floor, lo, hi, fM, col_ab, p_ab, col
     # the columns below a row's band were never written (the rows after had higher bounds)
     bMn = np.zeros(lb + 2, np.float64)
     bXn = np.zeros(lb + 2, np.float64)
+    bUn = np.zeros(lb + 2, np.float64)
     bMc = np.zeros(lb + 2, np.float64)
     bXc = np.zeros(lb + 2, np.float64)
     bYc = np.zeros(lb + 2, np.float64)
+    bUc = np.zeros(lb + 2, np.float64)
+    bVc = np.zeros(lb + 2, np.float64)
     rz = 1.0 / z
     for i in range(la, 0, -1):
         s = 1.0 / scale[i + 1] if i < la else 0.0
@@ -581,20 +616,28 @@ def posterior_slots(a, b, odds, delta, eps, floor, lo, hi, fM, col_ab, p_ab, col
         bMc[h + 1] = 0.0
         bXc[h + 1] = 0.0
         bYc[h + 1] = 0.0
+        bUc[h + 1] = 0.0
+        bVc[h + 1] = 0.0
         for j in range(h, l - 1, -1):
             if i == la and j == lb:
                 bMc[j] = 1.0
                 bXc[j] = 1.0
                 bYc[j] = 1.0
+                bUc[j] = 1.0
+                bVc[j] = 1.0
                 continue
             mnext = 0.0
             if i < la and j < lb:
                 mnext = odds[a[i], b[j]] * bMn[j + 1] * s
             xnext = bXn[j] * s if i < la else 0.0
+            unext = bUn[j] * s if i < la else 0.0
             ynext = bYc[j + 1] if j < lb else 0.0
-            bMc[j] = mm * mnext + delta * xnext + delta * ynext
-            bXc[j] = gm * mnext + eps * xnext
-            bYc[j] = gm * mnext + eps * ynext
+            vnext = bVc[j + 1] if j < lb else 0.0
+            bMc[j] = mm * mnext + d1 * xnext + d1 * ynext + d2 * unext + d2 * vnext
+            bXc[j] = g1 * mnext + e1 * xnext
+            bYc[j] = g1 * mnext + e1 * ynext
+            bUc[j] = g2 * mnext + e2 * unext
+            bVc[j] = g2 * mnext + e2 * vnext
         o = start[i] - l
         for j in range(max(l, 1), h + 1):
             p = fM[o + j] * bMc[j] * rz
@@ -605,6 +648,7 @@ def posterior_slots(a, b, odds, delta, eps, floor, lo, hi, fM, col_ab, p_ab, col
                 _keep(cb[j - 1], pb[j - 1], i - 1, p)
         bMn, bMc = bMc, bMn
         bXn, bXc = bXc, bXn
+        bUn, bUc = bUc, bUn
     col_ab[:, :] = ca
     p_ab[:, :] = pa
     col_ba[:, :] = cb
@@ -613,18 +657,26 @@ def posterior_slots(a, b, odds, delta, eps, floor, lo, hi, fM, col_ab, p_ab, col
 
 
 @jit
-def _pair_slots(a, b, path, npath, table, posterior, band, lo, hi):
+def _pair_slots(a, b, path, npath, table, posterior, band, lo, hi, hmm_odds, hmm_gaps):
     """What a pair of the library needs once its path is known: the residue map and the
-    identity (:func:`_path_map`), and for ``posterior`` the pair HMM (:func:`match_odds`,
-    :func:`gap_params`) and the band around the path (:func:`path_band`, written into
-    ``lo``/``hi``). Returns ``(map, identity, odds, delta, eps, band cells)``."""
+    identity (:func:`_path_map`), and for ``posterior`` the pair HMM and the band around
+    the path (:func:`path_band`, written into ``lo``/``hi``). The HMM is the given one
+    (``hmm_odds`` over the codes, ``hmm_gaps`` as :func:`posterior_slots`' ``gaps``) or,
+    where ``hmm_odds`` is empty, the three-state one fitted to the alignment
+    (:func:`match_odds`, :func:`gap_params`). Returns ``(map, identity, odds, gaps, band
+    cells)``."""
     mp, idn = _path_map(a, b, path, npath)
+    gaps = np.zeros(4, np.float64)
     if not posterior:
-        return mp, idn, np.zeros((0, 0)), 0.0, 0.0, 0
-    odds = match_odds(table, idn)
-    delta, eps = gap_params(mp, b.size)
+        return mp, idn, np.zeros((0, 0)), gaps, 0
+    if hmm_odds.shape[0] > 0:
+        odds = hmm_odds.copy()
+        gaps[:] = hmm_gaps
+    else:
+        odds = match_odds(table, idn)
+        gaps[0], gaps[1] = gap_params(mp, b.size)
     cells = path_band(path, npath, b.size, band, lo, hi)
-    return mp, idn, odds, delta, eps, cells
+    return mp, idn, odds, gaps, cells
 
 
 @jit
@@ -644,17 +696,17 @@ def _alignment_slots(mp, lb, maps, probs, o, r):
 
 @jit
 def pair_maps(codes, offsets, pairs, idx, table, gap_open, gap_extend, term, off_st, off_ts,
-              maps, probs, ident, trust, has_post, posterior, floor, band):
+              maps, probs, ident, trust, has_post, posterior, hmm_odds, hmm_gaps, floor, band):
     """The pairwise alignments of ``pairs[idx]`` (rows ``s, t``): fills ``maps`` both ways.
 
     Pair ``p``'s rows from ``s`` to ``t`` (``len(s)`` rows of ``maps`` and ``probs``,
     ``(total, K)``) start at ``off_st[p]``, the rows back at ``off_ts[p]``. Each row
     holds the residues of the other sequence that the residue is aligned with and how
     probably: without ``posterior`` the one of the global affine alignment (probability
-    1); with it the ``K`` most probable under a pair HMM fitted to that alignment
-    (:func:`match_odds`, :func:`gap_params`), computed in the band of ``band`` columns
-    either side of the alignment's path (:func:`path_band`, :func:`posterior_slots`;
-    those below ``floor`` are left out). ``ident[p]`` receives the alignment's identity
+    1); with it the ``K`` most probable under the pair HMM ``hmm_odds`` / ``hmm_gaps``,
+    or one fitted to that alignment where ``hmm_odds`` is empty (:func:`_pair_slots`),
+    computed in the band of ``band`` columns either side of the alignment's path
+    (:func:`path_band`, :func:`posterior_slots`; those below ``floor`` are left out). ``ident[p]`` receives the alignment's identity
     and ``trust[p]`` the weight of the pair's votes: 1 for posteriors, which carry their
     own confidence (``has_post[p]`` = 1), else the identity (also where the
     posteriors are not finite).
@@ -685,11 +737,11 @@ def pair_maps(codes, offsets, pairs, idx, table, gap_open, gap_extend, term, off
         lb = b.size
         lo = lo_all[:la + 1]
         hi = hi_all[:la + 1]
-        mp, idn, odds, delta, eps, _cells = _pair_slots(a, b, path, npath, table, posterior,
-                                                        band, lo, hi)
+        mp, idn, odds, gaps, _cells = _pair_slots(a, b, path, npath, table, posterior, band,
+                                                  lo, hi, hmm_odds, hmm_gaps)
         ident[p] = idn
         trust[p] = idn
-        if posterior and posterior_slots(a, b, odds, delta, eps, floor, lo, hi, fM,
+        if posterior and posterior_slots(a, b, odds, gaps, floor, lo, hi, fM,
                                          maps[o:o + la], probs[o:o + la], maps[r:r + lb],
                                          probs[r:r + lb]):
             trust[p] = 1.0
@@ -710,28 +762,27 @@ def band_cells(la, lb, band):
 
 @jit
 def gpu_pair_inputs(codes, offsets, pairs, sel, idx, table, paths, path_off, npath,
-                    posterior, band, band_off, lo, hi, odds, delta, eps, cells, ident, trust,
-                    off_st, off_ts, maps, probs):
+                    posterior, hmm_odds, hmm_gaps, band, band_off, lo, hi, odds, gaps, cells,
+                    ident, trust, off_st, off_ts, maps, probs):
     """The host's part between the GPU's alignments and its posteriors, for the pairs
     ``sel[idx]`` of a batch (``idx``: their places in the batch; the batch's paths
     ``paths[path_off[q]:path_off[q] + npath[q]]``): as :func:`pair_maps` after
     :func:`seq_viterbi`. Sets ``ident`` and ``trust``; without ``posterior`` writes the
-    alignment's slots, else each pair's odds (``odds[q]``), ``delta[q]``, ``eps[q]``,
-    band (``lo``/``hi`` from ``band_off[q]``) and band cells (``cells[q]``)."""
+    alignment's slots, else each pair's odds (``odds[q]``), gap probabilities
+    (``gaps[q]``), band (``lo``/``hi`` from ``band_off[q]``) and band cells (``cells[q]``)."""
     for q in idx:
         p = sel[q]
         a = codes[offsets[pairs[p, 0]]:offsets[pairs[p, 0] + 1]]
         b = codes[offsets[pairs[p, 1]]:offsets[pairs[p, 1] + 1]]
         e = band_off[q] + a.size + 1
-        mp, idn, od, d, ep, c = _pair_slots(a, b, paths[path_off[q]:], npath[q], table,
-                                            posterior, band, lo[band_off[q]:e],
-                                            hi[band_off[q]:e])
+        mp, idn, od, gp, c = _pair_slots(a, b, paths[path_off[q]:], npath[q], table,
+                                         posterior, band, lo[band_off[q]:e], hi[band_off[q]:e],
+                                         hmm_odds, hmm_gaps)
         ident[p] = idn
         trust[p] = idn
         if posterior:
             odds[q] = od
-            delta[q] = d
-            eps[q] = ep
+            gaps[q] = gp
             cells[q] = c
         else:
             _alignment_slots(mp, b.size, maps, probs, off_st[p], off_ts[p])

@@ -29,6 +29,10 @@ MEM_FRACTION = 0.5
 HOST_BATCH_BYTES = 2 ** 30
 
 
+#: Working rows of ``float64`` per pair of the posteriors (five states, two rows each).
+ROWS = 10
+
+
 def _functions():
     import cupy
 
@@ -47,7 +51,8 @@ def pair_bytes(la, lb, band: int, slots: int, posterior: bool):
     work = (la + 1) * (lb + 1)
     if posterior:
         work = np.maximum(work, 4 * _cpu.band_cells(la, lb, band))
-    return work + 12 * (lb + 1) + 48 * (lb + 2) + 8 * (la + 2) + (la + lb) * (1 + 8 * slots) + 128
+    return (work + 12 * (lb + 1) + 8 * ROWS * (lb + 2) + 8 * (la + 2)
+            + (la + lb) * (1 + 8 * slots) + 160)
 
 
 def host_bytes(la, lb, slots: int):
@@ -79,8 +84,8 @@ def batches(la, lb, band: int, slots: int, posterior: bool, budget: float,
 
 
 def pair_maps(flat, offsets, pairs, table, gap_open, gap_extend, term, off_st, off_ts, maps,
-              probs, ident, trust, has_post, posterior, floor, band, threads, progress=None,
-              gpus=None):
+              probs, ident, trust, has_post, posterior, hmm_odds, hmm_gaps, floor, band, threads,
+              progress=None, gpus=None):
     """:func:`trimsa.progressive._cpu.pair_maps` of every pair on the GPUs ``gpus``
     (device numbers; None: every visible one). With several, the pairs (longest first)
     are dealt out in turn, so that each GPU gets a like mix of lengths, and each GPU's
@@ -106,7 +111,7 @@ def pair_maps(flat, offsets, pairs, table, gap_open, gap_extend, term, off_st, o
                 progress(done[0], P)
 
     args = (flat, offsets, pairs, table, gap_open, gap_extend, term, off_st, off_ts, maps,
-            probs, ident, trust, has_post, posterior, floor, band)
+            probs, ident, trust, has_post, posterior, hmm_odds, hmm_gaps, floor, band)
     if len(devs) == 1:
         with cupy.cuda.Device(devs[0]):
             _pair_maps_on(order, *args, threads, step)
@@ -140,8 +145,8 @@ def devices(gpus=None) -> list:
 
 
 def _pair_maps_on(order, flat, offsets, pairs, table, gap_open, gap_extend, term, off_st,
-                  off_ts, maps, probs, ident, trust, has_post, posterior, floor, band, threads,
-                  step):
+                  off_ts, maps, probs, ident, trust, has_post, posterior, hmm_odds, hmm_gaps, floor,
+                  band, threads, step):
     """The pairs ``order`` (longest first) of :func:`pair_maps` on the current GPU, in
     batches; ``step(n)`` after each batch of ``n`` pairs."""
     import cupy
@@ -189,24 +194,23 @@ def _pair_maps_on(order, flat, offsets, pairs, table, gap_open, gap_extend, term
         lo = np.zeros(int(band_off[-1]), np.int32)
         hi = np.zeros(int(band_off[-1]), np.int32)
         odds = np.zeros((T, k, k) if posterior else (0, k, k), np.float64)
-        delta = np.zeros(T, np.float64)
-        eps = np.zeros(T, np.float64)
+        gaps = np.zeros((T, 4), np.float64)
         cells = np.zeros(T, np.int64)
         in_threads(lambda idx: _cpu.gpu_pair_inputs(
-            flat, offsets, pairs, sel, idx, table, paths, path_off, npath, posterior, band,
-            band_off, lo, hi, odds, delta, eps, cells, ident, trust, off_st, off_ts, maps,
-            probs), np.arange(T), threads)
+            flat, offsets, pairs, sel, idx, table, paths, path_off, npath, posterior, hmm_odds,
+            hmm_gaps, band, band_off, lo, hi, odds, gaps, cells, ident, trust, off_st, off_ts,
+            maps, probs), np.arange(T), threads)
         if posterior:
             W2 = B + 2
             d_fM = cupy.empty(int(cells.max()) * T, cupy.float32)
-            d_rows = cupy.empty(6 * W2 * T, cupy.float64)
+            d_rows = cupy.empty(ROWS * W2 * T, cupy.float64)
             d_scale = cupy.empty((A + 2) * T, cupy.float64)
             d_cols = cupy.empty((int(path_off[-1]), slots), cupy.int32)
             d_probs = cupy.empty((int(path_off[-1]), slots), cupy.float32)
             d_ok = cupy.empty(T, cupy.uint8)
             post(grid, (BLOCK,), (d_codes, d_aoff, d_la, d_boff, d_lb, np.int32(T), np.int32(W2),
-                                  cupy.asarray(odds), np.int32(k), cupy.asarray(delta),
-                                  cupy.asarray(eps), np.float64(floor), cupy.asarray(band_off),
+                                  cupy.asarray(odds), np.int32(k), cupy.asarray(gaps),
+                                  np.float64(floor), cupy.asarray(band_off),
                                   cupy.asarray(lo), cupy.asarray(hi), d_fM, d_rows, d_scale,
                                   np.int32(slots), d_poff, d_cols, d_probs, d_ok))
             del d_fM, d_rows, d_scale

@@ -27,12 +27,14 @@ from ..tree import METHODS, GuideTree, build_guide_tree
 from ..triplet import DEVICES
 from ..triplet.backends import Device
 from . import engine
+from .pair_hmm import PAIR_HMMS, pair_hmm
 
 Method = Literal["nj", "upgma"]
 AlphabetName = Literal["auto", "dna", "rna", "protein"]
 TreeDistances = Literal["auto", "kmer", "pairwise", "triplet"]
 LibraryDesign = Literal["auto", "all", "tree"]
 LibraryVotes = Literal["posterior", "alignment"]
+PairHmmName = Literal["auto", "trained", "fitted"]
 
 #: Sources of guide-tree distances the aligner takes: the tree's own sources
 #: (:data:`trimsa.tree.SOURCES`) and ``"pairwise"`` (corrected p-distances of
@@ -221,10 +223,15 @@ class Aligner:
         What each pair of the library votes with (:data:`LIBRARY_VOTES`):
         ``"posterior"`` (default): for each residue, the
         :data:`~trimsa.progressive.consistency.POSTERIOR_SLOTS` residues of the
-        other sequence most probably aligned with it under a pair HMM whose
-        match, gap-open and gap-extension probabilities are fitted to the pair's
-        alignment, each with its probability; ``"alignment"``: the residue pairs
-        of the global affine alignment itself.
+        other sequence most probably aligned with it under the pair HMM
+        ``pair_hmm``, each with its probability; ``"alignment"``: the residue
+        pairs of the global affine alignment itself.
+    pair_hmm
+        The pair HMM of the posteriors (:mod:`trimsa.progressive.pair_hmm`):
+        ``"trained"`` (five states, short and long gaps, parameters trained on
+        the tune splits' true alignments; DNA and RNA only), ``"fitted"``
+        (three states fitted to each pair's alignment) or ``"auto"`` (default:
+        trained for DNA and RNA, fitted for proteins).
     max_library_cells
         The library's budget of DP cells, for either design (default None:
         :data:`LIBRARY_CELLS` for all pairs, the larger of
@@ -264,6 +271,7 @@ class Aligner:
     pairs_per_merge: int = PAIRS_PER_MERGE
     exact_triplet: bool = False
     library_votes: LibraryVotes = "posterior"
+    pair_hmm: PairHmmName = "auto"
     gpus: tuple | None = None
     scheduler: object = None
 
@@ -276,6 +284,10 @@ class Aligner:
         if float(self.consistency) == 0 and self.library_votes != LIBRARY_VOTES[0]:
             raise OptionError("library_votes applies to the consistency library, which "
                               "consistency=0 turns off")
+        _check_choice(self.pair_hmm, PAIR_HMMS, "pair HMM")
+        if self.pair_hmm != "auto" and not (float(self.consistency) != 0 and self.posterior):
+            raise OptionError("pair_hmm applies to the consistency library's posteriors, "
+                              "which consistency=0 or library_votes='alignment' turn off")
         if not isinstance(self.pairs_per_merge, int) or self.pairs_per_merge < 1:
             raise OptionError(f"pairs_per_merge must be an integer >= 1, "
                               f"got {self.pairs_per_merge!r}")
@@ -373,6 +385,7 @@ class Aligner:
         used, codes = self._compact(seqs)
         sc = engine.make_profile_scoring(scoring.table, used, scoring.gap_open,
                                          scoring.gap_extend, float(self.terminal))
+        hmm = pair_hmm(self.pair_hmm, seqs.alphabet.name, used)
         source = self.distance_source(seqs)
         exact = self.exact(seqs)
         design = self.library_design(seqs)
@@ -393,7 +406,7 @@ class Aligner:
         with self._workers() as workers:
             library = None
             if design == "all" or source == "pairwise":
-                library = self._library(seqs, codes, sc, threads, progress, stages,
+                library = self._library(seqs, codes, sc, hmm, threads, progress, stages,
                                         workers=workers)
             t = time.perf_counter()
             tree = self._guide_tree(seqs, scoring, threads, source, library, workers, progress)
@@ -403,7 +416,8 @@ class Aligner:
                 return self._result(seqs, rows, tree, stages)
             btree = tree.binary()
             if design == "tree":
-                library = self._tree_library(seqs, codes, sc, btree, threads, progress, stages,
+                library = self._tree_library(seqs, codes, sc, hmm, btree, threads, progress,
+                                             stages,
                                              workers)
                 if library is None and source not in ("triplet", "kmer") and (
                         self.device == "gpu" or self.gpus is not None
@@ -462,11 +476,11 @@ class Aligner:
         """Whether ``seqs`` are aligned by the exact 3-way engine (three sequences)."""
         return len(seqs) == 3 and self.exact_triplet
 
-    def _library(self, seqs, codes, sc, threads, progress, stages, pairs=None, design=None,
-                 workers=None, slots=None):
+    def _library(self, seqs, codes, sc, hmm, threads, progress, stages, pairs=None,
+                 design=None, workers=None, slots=None):
         """The library of all pairs, or of ``pairs`` (described by ``design``), on the Dask
         client ``workers`` when given, with ``slots`` partners per residue (default
-        :attr:`slots`)."""
+        :attr:`slots`) and the posteriors of the pair HMM ``hmm``."""
         from .consistency import all_pairs, build_library, library_bytes, library_cells, pairs_cost
 
         if pairs is None:
@@ -499,7 +513,7 @@ class Aligner:
         library = build_library(codes, sc.table[:-1, :-1], sc.gap_open, sc.gap_extend, sc.term,
                                 pairs=pairs, weight=float(self.consistency),
                                 witnesses=np.zeros(0, np.int64), posterior=self.posterior,
-                                slots=slots, threads=threads, progress=step, device=device,
+                                hmm=hmm, slots=slots, threads=threads, progress=step, device=device,
                                 gpus=gpus, scheduler=workers)
         if workers is not None:
             from ..triplet.distributed import describe_workers
@@ -507,10 +521,11 @@ class Aligner:
             device = describe_workers(workers, device)
         what = "global affine pairwise alignments"
         if self.posterior:
-            what += (f" and pair-HMM match posteriors ({library.n_posterior} pairs; the "
-                     f"others' were not finite and they vote with their alignment)"
+            what += (f" and match posteriors of the {hmm.describe()} "
+                     f"({library.n_posterior} pairs; the others' were not finite and they "
+                     f"vote with their alignment)"
                      if library.n_posterior < library.n_pairs else
-                     " and their pair-HMM match posteriors")
+                     f" and their match posteriors of the {hmm.describe()}")
         if gpus is not None and len(gpus) > 1:
             design += f", on GPUs {','.join(map(str, gpus))}"
         stages.append(Stage("library", f"{what}, {design}", device, library.n_pairs, "pairs",
@@ -527,7 +542,8 @@ class Aligner:
             return "cpu"
         return resolve_device(self.device, announce=False)
 
-    def _tree_library(self, seqs, codes, sc, btree, threads, progress, stages, workers=None):
+    def _tree_library(self, seqs, codes, sc, hmm, btree, threads, progress, stages,
+                      workers=None):
         """The library of the pairs drawn along ``btree``, as many per merge and partners
         per residue as the budget allows (``pairs_per_merge`` and :attr:`slots`; over it,
         the partners halve first, then the pairs); None, with a stage saying why, when
@@ -546,7 +562,7 @@ class Aligner:
                     if slots < self.slots:
                         design += (f", {slots} posterior partner{'s' if slots > 1 else ''}"
                                    f" per residue (of {self.slots}: the maps' budget)")
-                    return self._library(seqs, codes, sc, threads, progress, stages, pairs,
+                    return self._library(seqs, codes, sc, hmm, threads, progress, stages, pairs,
                                          design, workers, slots)
                 if slots == 1 or cells > budget:
                     break

@@ -1,8 +1,8 @@
 """A pairwise library for consistency-aware profile merges.
 
 Every pair of the library is aligned once (global, affine gaps, the aligner's
-own scores) and, by default, given the match posteriors of a pair HMM fitted to
-that alignment. While the guide tree is walked, a merge of clusters A and B adds
+own scores) and, by default, given the match posteriors of a pair HMM
+(:mod:`trimsa.progressive.pair_hmm`) in a band around that alignment. While the guide tree is walked, a merge of clusters A and B adds
 to the score of pairing column ``i`` of A with column ``j`` of B the weighted
 support the library gives it: directly (how probably ``s`` and ``t`` pair ``x``
 with ``y``) and through every third sequence ``u`` among the witnesses (``x~z``
@@ -19,6 +19,7 @@ import numpy as np
 
 from .._numba import in_threads
 from . import _cpu
+from .pair_hmm import FITTED
 
 
 @dataclass
@@ -192,7 +193,7 @@ POSTERIOR_BAND = 64
 
 
 def build_library(codes, table, gap_open, gap_extend, term, *, pairs=None, weight=1.0,
-                  witnesses=None, posterior: bool = False, slots: int | None = None,
+                  witnesses=None, posterior: bool = False, hmm=None, slots: int | None = None,
                   threads: int = 1, progress=None, device: str = "cpu", gpus=None,
                   scheduler=None) -> Library:
     """Align ``pairs`` of ``codes`` (compact code arrays; default: all pairs) and index them.
@@ -204,10 +205,11 @@ def build_library(codes, table, gap_open, gap_extend, term, *, pairs=None, weigh
     ``witnesses``: the third sequences whose alignments vote (default: all;
     an empty array keeps only the direct pairwise support; see
     :meth:`Library.set_witnesses`). ``posterior``: each residue keeps its
-    :data:`POSTERIOR_SLOTS` most probable partners under a pair HMM fitted to
-    the pair's alignment, in the band of :data:`POSTERIOR_BAND` columns either side
-    of its path (:func:`trimsa.progressive._cpu.pair_maps`), instead of the one it is
-    aligned with (a pair whose posteriors are not finite keeps its alignment's;
+    :data:`POSTERIOR_SLOTS` most probable partners under the pair HMM ``hmm`` (a
+    :class:`~trimsa.progressive.pair_hmm.PairHmm` over the codes of ``table``; default
+    the three-state one fitted to each pair's alignment), in the band of
+    :data:`POSTERIOR_BAND` columns either side of its path
+    (:func:`trimsa.progressive._cpu.pair_maps`), instead of the one it is aligned with (a pair whose posteriors are not finite keeps its alignment's;
     :attr:`Library.n_posterior` counts the others). ``slots``: how many partners
     each residue keeps with ``posterior`` (default :data:`POSTERIOR_SLOTS`; the
     most probable are kept, so fewer slots keep a prefix of more); without it, 1.
@@ -235,8 +237,12 @@ def build_library(codes, table, gap_open, gap_extend, term, *, pairs=None, weigh
     pairs = np.ascontiguousarray(pairs)
     slots = library_slots(posterior, slots)
     tab = np.ascontiguousarray(table, np.float32)
+    hmm = FITTED if hmm is None else hmm
+    if hmm.odds.size and hmm.odds.shape != tab.shape:
+        raise ValueError(f"the pair HMM's odds are over {hmm.odds.shape[0]} codes, the "
+                         f"table over {tab.shape[0]}")
     args = (tab, np.float32(gap_open), np.float32(gap_extend), np.float32(term), bool(posterior),
-            slots)
+            slots, hmm)
     if scheduler is not None:
         if gpus is not None:
             raise ValueError("gpus cannot be combined with a scheduler (each Dask worker "
@@ -260,21 +266,23 @@ def pair_layout(lengths, pairs) -> tuple[np.ndarray, np.ndarray]:
     return off_st, off_st + lengths[pairs[:, 0]]
 
 
-def align_pairs(flat, offsets, pairs, tab, g, e, tm, posterior, slots, *, threads=1,
-                progress=None, device="cpu", gpus=None) -> tuple:
+def align_pairs(flat, offsets, pairs, tab, g, e, tm, posterior, slots, hmm=FITTED, *,
+                threads=1, progress=None, device="cpu", gpus=None) -> tuple:
     """Align ``pairs`` (sorted, ``s < t``) of the sequences ``flat[offsets[i]:offsets[i+1]]``
     on this process's ``device`` and return the library's arrays in
     :func:`pair_layout`: ``off_st, off_ts, ident, trust, maps, probs, has_post``
-    (``slots`` partners per residue)."""
+    (``slots`` partners per residue; posteriors of the pair HMM ``hmm``)."""
     P = len(pairs)
+    h_odds = np.ascontiguousarray(hmm.odds, np.float64)
+    h_gaps = np.ascontiguousarray(hmm.gaps, np.float64)
     arrays = _allocate(np.diff(offsets), pairs, slots)
     off_st, off_ts, ident, trust, maps, probs, has_post = arrays
     if device == "gpu":
         from . import _gpu
 
         _gpu.pair_maps(flat, offsets, pairs, tab, g, e, tm, off_st, off_ts, maps, probs, ident,
-                       trust, has_post, posterior, POSTERIOR_FLOOR, POSTERIOR_BAND,
-                       threads, progress, gpus)
+                       trust, has_post, posterior, h_odds, h_gaps, POSTERIOR_FLOOR,
+                       POSTERIOR_BAND, threads, progress, gpus)
     elif device == "cpu":
         if gpus is not None:
             raise ValueError("gpus applies to device 'gpu'")
@@ -282,8 +290,8 @@ def align_pairs(flat, offsets, pairs, tab, g, e, tm, posterior, slots, *, thread
             block = np.arange(lo, min(lo + PROGRESS_PAIRS, P))
             in_threads(lambda idx: _cpu.pair_maps(flat, offsets, pairs, idx, tab, g, e, tm,
                                                   off_st, off_ts, maps, probs, ident, trust,
-                                                  has_post, posterior, POSTERIOR_FLOOR,
-                                                  POSTERIOR_BAND),
+                                                  has_post, posterior, h_odds, h_gaps,
+                                                  POSTERIOR_FLOOR, POSTERIOR_BAND),
                        block, threads)
             if progress is not None:
                 progress(int(block[-1]) + 1, P)
@@ -318,7 +326,7 @@ def _allocate(lengths, pairs, slots: int) -> tuple:
 PARTS_PER_WORKER = 4
 
 
-def _pairs_task(payload, pairs, tab, g, e, tm, posterior, slots, device):
+def _pairs_task(payload, pairs, tab, g, e, tm, posterior, slots, hmm, device):
     """The Dask task of :func:`align_pairs_distributed`: one part's arrays, its pairs laid
     out as if they were the whole library (``ident, trust, maps, probs, has_post``)."""
     from ..triplet.backends import resolve_device
@@ -326,12 +334,12 @@ def _pairs_task(payload, pairs, tab, g, e, tm, posterior, slots, device):
 
     dev = resolve_device(device, announce=False)
     _, _, *arrays = align_pairs(payload.codes, payload.offsets, pairs, tab, g, e, tm,
-                                posterior, slots, threads=worker_threads(), device=dev)
+                                posterior, slots, hmm, threads=worker_threads(), device=dev)
     return tuple(arrays)
 
 
-def align_pairs_distributed(flat, offsets, pairs, tab, g, e, tm, posterior, slots, *,
-                            device="auto",
+def align_pairs_distributed(flat, offsets, pairs, tab, g, e, tm, posterior, slots, hmm=FITTED,
+                            *, device="auto",
                             progress=None, scheduler="local:2",
                             parts_per_worker: int = PARTS_PER_WORKER) -> tuple:
     """:func:`align_pairs` on the Dask workers of ``scheduler``: the pairs are cut into
@@ -376,7 +384,7 @@ def align_pairs_distributed(flat, offsets, pairs, tab, g, e, tm, posterior, slot
                 progress(done[0], P)
 
         tdist.run_parts(client, payload, lambda p: pairs[parts[p]], order, _pairs_task,
-                        (tab, g, e, tm, posterior, slots, device), store, in_flight=W)
+                        (tab, g, e, tm, posterior, slots, hmm, device), store, in_flight=W)
     if not (written == 1).all():  # pragma: no cover - would be a bug in the partition
         raise AssertionError("internal error: a library pair was written %d times"
                              % int(written[written != 1][0]))
