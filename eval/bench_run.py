@@ -32,6 +32,8 @@ import time
 from datetime import date
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 DATA = (ROOT / ".." / "shared" / "data").resolve()
@@ -109,9 +111,14 @@ def run_variant(inp: Path, ref: Path, options: dict, threads: int):
 def plan(aligner, seqs) -> tuple:
     """What ``aligner`` does with ``seqs``: two aligners with the same plan give the same
     alignment, so a variant that plans as the default is not run again."""
+    from trimsa.progressive.pair_hmm import pair_hmm
+
     design = aligner.library_design(seqs)
-    return (aligner.exact(seqs), design, aligner.distance_source(seqs),
-            aligner.library_votes if design else None, aligner.consistency)
+    votes = aligner.library_votes if design else None
+    hmm = (pair_hmm(aligner.pair_hmm, seqs.alphabet.name, np.arange(1)).name
+           if votes == "posterior" else None)
+    return (aligner.exact(seqs), design, aligner.distance_source(seqs), votes, hmm,
+            aligner.consistency)
 
 
 def gpu_name() -> str:
