@@ -706,10 +706,10 @@ def pair_maps(codes, offsets, pairs, idx, table, gap_open, gap_extend, term, off
     1); with it the ``K`` most probable under the pair HMM ``hmm_odds`` / ``hmm_gaps``,
     or one fitted to that alignment where ``hmm_odds`` is empty (:func:`_pair_slots`),
     computed in the band of ``band`` columns either side of the alignment's path
-    (:func:`path_band`, :func:`posterior_slots`; those below ``floor`` are left out). ``ident[p]`` receives the alignment's identity
-    and ``trust[p]`` the weight of the pair's votes: 1 for posteriors, which carry their
-    own confidence (``has_post[p]`` = 1), else the identity (also where the
-    posteriors are not finite).
+    (:func:`path_band`, :func:`posterior_slots`; those below ``floor`` are left out).
+    ``ident[p]`` receives the alignment's identity and ``trust[p]`` the weight of the
+    pair's votes: 1 for posteriors, which carry their own confidence (``has_post[p]`` =
+    1), else the identity (also where the posteriors are not finite).
     """
     most_cells = 1
     most_band = 1

@@ -2,8 +2,9 @@
 
 Every pair of the library is aligned once (global, affine gaps, the aligner's
 own scores) and, by default, given the match posteriors of a pair HMM
-(:mod:`trimsa.progressive.pair_hmm`) in a band around that alignment. While the guide tree is walked, a merge of clusters A and B adds
-to the score of pairing column ``i`` of A with column ``j`` of B the weighted
+(:mod:`trimsa.progressive.pair_hmm`) in a band around that alignment. While
+the guide tree is walked, a merge of clusters A and B adds to the score of
+pairing column ``i`` of A with column ``j`` of B the weighted
 support the library gives it: directly (how probably ``s`` and ``t`` pair ``x``
 with ``y``) and through every third sequence ``u`` among the witnesses (``x~z``
 in the ``s,u`` pair and ``z~y`` in the ``u,t`` one) - T-Coffee's library
@@ -209,7 +210,8 @@ def build_library(codes, table, gap_open, gap_extend, term, *, pairs=None, weigh
     :class:`~trimsa.progressive.pair_hmm.PairHmm` over the codes of ``table``; default
     the three-state one fitted to each pair's alignment), in the band of
     :data:`POSTERIOR_BAND` columns either side of its path
-    (:func:`trimsa.progressive._cpu.pair_maps`), instead of the one it is aligned with (a pair whose posteriors are not finite keeps its alignment's;
+    (:func:`trimsa.progressive._cpu.pair_maps`), instead of the one it is
+    aligned with (a pair whose posteriors are not finite keeps its alignment's;
     :attr:`Library.n_posterior` counts the others). ``slots``: how many partners
     each residue keeps with ``posterior`` (default :data:`POSTERIOR_SLOTS`; the
     most probable are kept, so fewer slots keep a prefix of more); without it, 1.
