@@ -19,6 +19,9 @@ Variants:
 ``flat2``        one set of parameters for every pair: the bins' averaged by aligned columns
 ``pooled2``      one set of parameters for every pair, estimated from all pairs together
                  (``params.json``'s ``pooled``; two gap lengths)
+``package``      the package from b5ad925 on (which has the pooled model built in, and
+                 whose kernels the patches above no longer fit), its trained constants
+                 replaced by the ``pooled`` model of ``--params``
 
 Compact codes 0..3 are A, C, G, T for every tune set (each holds all four bases); pairs
 with an ambiguity code get odds 1 (that of a gap).
@@ -39,7 +42,7 @@ sys.path.insert(0, str(HERE.parent / "2026-11-24-sparse-library"))
 import numpy as np  # noqa: E402
 
 VARIANTS = ("default", "trained2", "trained1", "fitodds2", "flat2", "flat2-ea", "default-ea",
-            "pooled2")
+            "pooled2", "package")
 
 
 def ea_tree():
@@ -71,7 +74,11 @@ def ea_tree():
     api.Aligner._pairwise_tree = _pairwise_tree
 
 
-def load(variant, path=HERE / "params.json"):
+PARAMS = HERE / "params.json"
+
+
+def load(variant, path=None):
+    path = PARAMS if path is None else path
     P = json.loads(Path(path).read_text())
     bins = P["bins"]
     edges = np.array(P["edges"], np.float64)
@@ -295,7 +302,21 @@ def main():
                     help="the trip-* sets of sim2/tune instead (post.py's runner)")
     ap.add_argument("--threads", type=int, default=0)
     ap.add_argument("--out", default=None)
+    ap.add_argument("--params", default=None, help="another train.py output")
     args = ap.parse_args()
+    if args.params:
+        global PARAMS
+        PARAMS = Path(args.params)
+    if args.variant == "package":
+        from trimsa.progressive import pair_hmm
+
+        pooled = json.loads(PARAMS.read_text())["pooled"]
+        pair_hmm.DNA_ODDS = np.array(pooled["odds"])
+        pair_hmm.DNA_BACKGROUND = np.array(pooled["q"])
+        two = pooled["two"]
+        pair_hmm.DNA_GAPS = np.array([two["delta"][0], two["eps"][0], two["delta"][1],
+                                      two["eps"][1]])
+        args.variant = "default"
     if args.variant.endswith("-ea"):
         ea_tree()
     patch(args.variant.removesuffix("-ea"))

@@ -42,8 +42,8 @@ def read_fasta(path):
             for r in SeqIO.parse(str(path), "fasta")]
 
 
-def sets(data: Path):
-    for group in ("sim2", "real"):
+def sets(data: Path, groups=("sim2", "real")):
+    for group in groups:
         for folder in sorted((data / group / "tune").iterdir()):
             if folder.name.startswith("trip-") or not (folder / "true.fa").is_file():
                 continue
@@ -128,6 +128,7 @@ def main():
     ap.add_argument("--data", default=str(ROOT / ".data" / "tune"))
     ap.add_argument("--pairs", type=int, default=300)
     ap.add_argument("--out", default=str(HERE / "params.json"))
+    ap.add_argument("--groups", default="sim2,real", help="which tune splits to train on")
     args = ap.parse_args()
     nb = len(EDGES) - 1
     pc = np.zeros((nb, 4, 4))
@@ -136,7 +137,7 @@ def main():
     runs = [[] for _ in range(nb)]
     npairs = np.zeros(nb, np.int64)
     per_group = {}
-    for group, folder in sets(Path(args.data)):
+    for group, folder in sets(Path(args.data), tuple(args.groups.split(","))):
         rows = [s for _, s in read_fasta(folder / "true.fa")]
         n = len(rows)
         rng = np.random.default_rng(zlib.crc32(folder.name.encode()))
