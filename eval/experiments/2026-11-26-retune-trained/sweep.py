@@ -34,6 +34,9 @@ VARIANTS = {
     "allwit": {"max_witnesses": None},
     "wit8": {"max_witnesses": 8},
     "nj": {"method": "nj"},
+    # guide-tree distances 1 - expected accuracy from the library's posteriors
+    # (``../2026-11-25-trained-hmm/hmm2.py``'s ``ea_tree`` patch)
+    "ea": {},
 }
 
 
@@ -47,6 +50,13 @@ def main():
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
     names = args.variants.split(",")
+    if "ea" in names:
+        if len(names) > 1:
+            raise SystemExit("variant ea patches the package: run it alone")
+        sys.path.insert(0, str(HERE.parent / "2026-11-25-trained-hmm"))
+        from hmm2 import ea_tree
+
+        ea_tree()
     rows = run_sets({v: VARIANTS[v] for v in names}, data=args.data, min_n=args.min_n,
                     max_n=args.max_n, threads=args.threads)
     report(rows, names, args.out)
