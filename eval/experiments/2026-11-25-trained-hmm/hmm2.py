@@ -45,27 +45,33 @@ VARIANTS = ("default", "trained2", "trained1", "fitodds2", "flat2", "flat2-ea", 
             "pooled2", "package")
 
 
+def ea_distances(library):
+    """``1 - expected accuracy`` per pair of the library: its posteriors summed over the
+    shorter sequence's residues, divided by that length (the smaller of the two
+    directions)."""
+    n = library.n
+    D = np.zeros((n, n))
+    for s in range(n):
+        for k in range(library.nbr_ptr[s], library.nbr_ptr[s + 1]):
+            t = library.nbr[k]
+            o = library.nbr_map[k]
+            ls = library.offsets[s + 1] - library.offsets[s]
+            lt = library.offsets[t + 1] - library.offsets[t]
+            pr = library.probs[o:o + ls]
+            D[s, t] = pr[library.maps[o:o + ls] >= 0].sum() / max(min(ls, lt), 1)
+    D = 1.0 - np.minimum(D, D.T)
+    np.fill_diagonal(D, 0.0)
+    return D
+
+
 def ea_tree():
-    """Guide-tree distances ``1 - expected accuracy`` (the library's posteriors of a pair
-    summed over the shorter sequence's residues, divided by its length) instead of the
-    corrected identity of the pair's alignment."""
+    """Guide-tree distances :func:`ea_distances` instead of the corrected identity of the
+    pair's alignment."""
     from trimsa.progressive import api
 
     def _pairwise_tree(self, seqs, library):
         tree = orig(self, seqs, library)
-        n = library.n
-        D = np.zeros((n, n))
-        for s in range(n):
-            for k in range(library.nbr_ptr[s], library.nbr_ptr[s + 1]):
-                t = library.nbr[k]
-                o = library.nbr_map[k]
-                ls = library.offsets[s + 1] - library.offsets[s]
-                lt = library.offsets[t + 1] - library.offsets[t]
-                pr = library.probs[o:o + ls]
-                D[s, t] = pr[library.maps[o:o + ls] >= 0].sum() / max(min(ls, lt), 1)
-        D = 1.0 - np.minimum(D, D.T)
-        np.fill_diagonal(D, 0.0)
-        out = api.METHODS[self.method](D, seqs.names)
+        out = api.METHODS[self.method](ea_distances(library), seqs.names)
         out.distances = tree.distances
         out.timings = tree.timings
         return out

@@ -16,25 +16,11 @@ ROOT = HERE.parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "eval"))
 sys.path.insert(0, str(HERE.parent / "2026-11-26-ensemble"))
+sys.path.insert(0, str(HERE.parent / "2026-11-25-trained-hmm"))
 
 from ensemble import capture_library  # noqa: E402
+from hmm2 import ea_distances  # noqa: E402
 from tree_accuracy import nrf  # noqa: E402
-
-
-def ea_distances(library):
-    n = library.n
-    D = np.zeros((n, n))
-    for s in range(n):
-        for k in range(library.nbr_ptr[s], library.nbr_ptr[s + 1]):
-            t = library.nbr[k]
-            o = library.nbr_map[k]
-            ls = library.offsets[s + 1] - library.offsets[s]
-            lt = library.offsets[t + 1] - library.offsets[t]
-            pr = library.probs[o:o + ls]
-            D[s, t] = pr[library.maps[o:o + ls] >= 0].sum() / max(min(ls, lt), 1)
-    D = 1.0 - np.minimum(D, D.T)
-    np.fill_diagonal(D, 0.0)
-    return D
 
 
 def main():
