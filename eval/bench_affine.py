@@ -169,14 +169,22 @@ def _strings(rng, n, lengths, letters, alphabet="dna"):
                             for q, L in zip(range(n), lengths)], alphabet)
 
 
+def traceback_cases(rng, dna_max, protein_max):
+    """``(label, sequences, scorings)``: random DNA (every IUPAC code) of lengths
+    1..``dna_max`` under :data:`GAPS`, and protein of lengths 1..``protein_max``."""
+    return [(f"dna IUPAC 1..{dna_max}",
+             _strings(rng, 40, rng.integers(1, dna_max + 1, 40), "ACGTRYSWKMBDHVN"),
+             [Scoring.dna(gap_open=go, gap_extend=ge) for go, ge in GAPS]),
+            (f"protein BLOSUM62 1..{protein_max}",
+             _strings(rng, 30, rng.integers(1, protein_max + 1, 30), "ACDEFGHIKLMNPQRSTVWY",
+                      "protein"),
+             [Scoring.protein(gap_open=-10, gap_extend=-1)])]
+
+
 def traceback_correctness(rng, quick):
     rows = []
     n = 200 if quick else 600
-    cases = [("dna IUPAC 1..160", _strings(rng, 40, rng.integers(1, 161, 40), "ACGTRYSWKMBDHVN"),
-              [Scoring.dna(gap_open=go, gap_extend=ge) for go, ge in GAPS]),
-             ("protein BLOSUM62 1..120",
-              _strings(rng, 30, rng.integers(1, 121, 30), "ACDEFGHIKLMNPQRSTVWY", "protein"),
-              [Scoring.protein(gap_open=-10, gap_extend=-1)])]
+    cases = traceback_cases(rng, 160, 120)
     bad = 0
     for label, seqs, scs in cases:
         trip = rng.integers(0, len(seqs), (n, 3))
@@ -309,6 +317,20 @@ def cpu_rates(rng, quick):
     return rows
 
 
+def header(title, script, argv):
+    """The first lines of a result: the GPU, the date, the command and the host."""
+    import cupy
+    import numba
+
+    name = cupy.cuda.runtime.getDeviceProperties(0)["name"]
+    name = name.decode() if isinstance(name, bytes) else name
+    return [f"# {title}: {name}, "
+            f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
+            f"command: python eval/{script} {' '.join(argv or sys.argv[1:])}",
+            f"host: {platform.node()}, python {platform.python_version()}, "
+            f"{numba.config.NUMBA_NUM_THREADS} CPU threads", ""]
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
@@ -320,17 +342,8 @@ def main(argv=None):
     if args.profile_launches:
         profile_launches(int(args.profile_launches[0]), args.profile_launches[1])
         return 0
-    import cupy
-    import numba
-
     rng = np.random.default_rng(2026_11_24)
-    name = cupy.cuda.runtime.getDeviceProperties(0)["name"]
-    name = name.decode() if isinstance(name, bytes) else name
-    lines = [f"# Affine 3-way kernels: {name}, "
-             f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
-             f"command: python eval/bench_affine.py {' '.join(argv or sys.argv[1:])}",
-             f"host: {platform.node()}, python {platform.python_version()}, "
-             f"{numba.config.NUMBA_NUM_THREADS} CPU threads", ""]
+    lines = header("Affine 3-way kernels", "bench_affine.py", argv)
     rows, bad = correctness(rng, args.quick)
     lines += ["## correctness (GPU == CPU, fresh random inputs)", "",
               "| case | gap open/extend | mode | triplets | wrong |", "|---|---|---|---:|---:|"]

@@ -499,7 +499,7 @@ def brute_force(a: Sequence[int], b: Sequence[int], c: Sequence[int], table,
 
 
 def slow_dp(a: Sequence[int], b: Sequence[int], c: Sequence[int], table,
-            gap_open: int, gap_extend: int, mode: str) -> int:
+            gap_open: int, gap_extend: int, mode: str, allowed=None) -> int:
     """The optimum of :func:`brute_force` (``faces="fixed"``) by a literal dynamic programme.
 
     For inputs too long to enumerate. Each cell keeps a dictionary from the
@@ -508,7 +508,12 @@ def slow_dp(a: Sequence[int], b: Sequence[int], c: Sequence[int], table,
     path reaching the cell with those kinds; a move costs what
     :func:`natural_sp` charges for the column, given the kinds. Written from
     the definition, with no shared code or state numbering with the engine.
+
+    ``allowed(i, j, k)`` (global mode): only paths whose every cell it accepts
+    count (a band); None when no such path exists.
     """
+    if allowed is not None and mode != "global":
+        raise ValueError("allowed cells apply to the global mode")
     table = _as_table(table)
     seqs = (_as_codes(a, "a"), _as_codes(b, "b"), _as_codes(c, "c"))
     la, lb, lc = (len(s) for s in seqs)
@@ -518,7 +523,9 @@ def slow_dp(a: Sequence[int], b: Sequence[int], c: Sequence[int], table,
     for i, j, k in itertools.product(range(la + 1), range(lb + 1), range(lc + 1)):
         here: dict = {}
         on_face = 0 in (i, j, k)
-        if mode != "global" and on_face or (i, j, k) == (0, 0, 0):
+        if allowed is not None and not allowed(i, j, k):
+            pass
+        elif mode != "global" and on_face or (i, j, k) == (0, 0, 0):
             here[fresh] = 0
         else:
             for m in range(1, 8):

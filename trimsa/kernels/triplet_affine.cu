@@ -89,7 +89,37 @@ __device__ __forceinline__ long long trace_index(int i, int j, int k, int la, in
 // the index (i (lb + 1) + j) (lc + 1) + k of the cell the mode reads (ties: the
 // lowest index, as the CPU's first in (i, j, k) order). The triplet's rows
 // must be in the CPU's order.
-template <int TJ, bool TRACE>
+// Banded tracebacks (BAND, global, with TRACE): triplet `item` keeps, in layer i, the
+// cells jlo..jhi x klo..khi of band[4 (band_off[item] + i) + 0..3]; its pointer words
+// are laid out by layer (lay_off[band_off[item] + i] + (j - jlo) (khi - klo + 1) + k -
+// klo, from ptr + ptr_off[item]), as the CPU's _affine.band_layout. Each tile (strip x
+// chunk) sweeps only the layers where the band meets it (both bounds never decrease
+// with i, so they are an interval); cells outside the band hold NEG, and a face buffer
+// entry of a layer its writer did not sweep reads as NEG.
+__device__ __forceinline__ int first_at_least(const int* b, int w, int la, int v) {
+    // the first layer i with b[4 i + w] >= v (la + 1 when none)
+    int lo = 0, hi = la + 1;
+    while (lo < hi) {
+        const int mid = (lo + hi) >> 1;
+        if (b[4 * mid + w] >= v) hi = mid; else lo = mid + 1;
+    }
+    return lo;
+}
+__device__ __forceinline__ int last_at_most(const int* b, int w, int la, int v) {
+    // the last layer i with b[4 i + w] <= v (-1 when none)
+    return first_at_least(b, w, la, v + 1) - 1;
+}
+// The layers [ib, ie] a tile (rows j0..j0+TJ-1, columns k0..k0+31) sweeps: those where
+// the band meets the tile with the row above and the column on its left, whose cells
+// its first layer reads. Before ib every cell the tile reads is outside the band (NEG,
+// as the registers start), after ie none of its own is in it.
+template <int TJ>
+__device__ __forceinline__ void tile_layers(const int* b, int la, int j0, int k0, int& ib, int& ie) {
+    ib = max(first_at_least(b, 1, la, max(j0 - 1, 0)), first_at_least(b, 3, la, max(k0 - 1, 0)));
+    ie = min(last_at_most(b, 0, la, j0 + TJ - 1), last_at_most(b, 2, la, k0 + 31));
+}
+
+template <int TJ, bool TRACE, bool BAND>
 __global__ void __launch_bounds__(128)
 affine_score(const unsigned char* __restrict__ codes,
              const long long* __restrict__ offsets,
@@ -103,7 +133,10 @@ affine_score(const unsigned char* __restrict__ codes,
              int* __restrict__ next_item,
              unsigned long long* __restrict__ ptr,
              const long long* __restrict__ ptr_off,
-             long long* __restrict__ where)
+             long long* __restrict__ where,
+             const int* __restrict__ band,
+             const long long* __restrict__ band_off,
+             const long long* __restrict__ lay_off)
 {
     __shared__ int sub_s[32 * 32];
     for (int x = threadIdx.x; x < KP * KP; x += blockDim.x) sub_s[(x / KP) * 32 + x % KP] = subtab[x];
@@ -129,9 +162,20 @@ affine_score(const unsigned char* __restrict__ codes,
         int best = NEG;
         long long bidx = 0x7fffffffffffffffll;
         unsigned long long* P = TRACE ? ptr + ptr_off[item] : nullptr;
+        const int* bd = BAND ? band + 4 * band_off[item] : nullptr;
+        const long long* lo_ = BAND ? lay_off + band_off[item] : nullptr;
 
         for (int j0 = 0; j0 <= lb; j0 += TJ) {
             for (int k0 = 0; k0 <= lc; k0 += 32) {
+                // layers swept: all, or where the band meets the tile (and, for the
+                // face buffers, where it met the strip above and the chunk on the left)
+                int ib = 0, ie = la, ibU = 0, ieU = la, ibL = 0, ieL = la;
+                if (BAND) {
+                    tile_layers<TJ>(bd, la, j0, k0, ib, ie);
+                    if (ib > ie) continue;
+                    if (j0 > 0) tile_layers<TJ>(bd, la, j0 - TJ, k0, ibU, ieU);
+                    if (k0 > 0) tile_layers<TJ>(bd, la, j0, k0 - 32, ibL, ieL);
+                }
                 const int k = k0 + lane;
                 const bool col = k <= lc;
                 const int ck = (col && k > 0) ? c[k - 1] : 0;
@@ -161,9 +205,9 @@ affine_score(const unsigned char* __restrict__ codes,
                     pfc[r][0] = pfc[r][1] = pfc[r][2] = NEG;
                 }
 
-                for (int t = 0; t < la + 1 + 31; ++t) {
+                for (int t = ib; t < ie + 1 + 31; ++t) {
                     const int i = t - lane;
-                    const bool live = col && i >= 0 && i <= la;
+                    const bool live = col && i >= ib && i <= ie;
                     // the left column at this layer (lane q - 1 published it last step)
                     int cga[TJ + 1], ct[TJ + 1], cgb[TJ + 1], cfc[TJ + 1][3];
 #pragma unroll
@@ -177,7 +221,7 @@ affine_score(const unsigned char* __restrict__ codes,
                             cfc[r][z] = r ? __shfl_up_sync(TRIMSA_FULL, pfc[r][z], 1) : NEG;
                     }
                     if (lane == 0) {
-                        if (k0 > 0 && i >= 0 && i <= la) {
+                        if (k0 > 0 && i >= ibL && i <= ieL) {
                             const int* src = kf + (long long)i * (TJ + 1) * FW;
 #pragma unroll
                             for (int r = 0; r <= TJ; ++r) {
@@ -202,12 +246,25 @@ affine_score(const unsigned char* __restrict__ codes,
                         // jface of this chunk, by step: word w of lane q at step t sits at
                         // ((t * FW + w) * 32 + q), so that a warp's access is one 128-byte line
                         int* jrow = jf + ((long long)(k0 >> 5) * (la + 32) + t) * FW * 32 + lane;
-                        if (j0 > 0) {
+                        if (j0 > 0 && i >= ibU && i <= ieU) {
                             ufb0 = jrow[0]; ufb1 = jrow[32]; ufb2 = jrow[64];
                             uga = jrow[96]; ugc = jrow[128]; ut = jrow[160];
                         }
                         const int ai = i > 0 ? a[i - 1] : 0;
                         const int sac = sub_s[ai * 32 + ck];
+                        // this layer's band (BAND): rows jl..jh, and whether column k is in it
+                        int jl = 0, jh = lb;
+                        bool kin = true;
+                        long long lrow = 0;
+                        int wk = 0;
+                        if (BAND) {
+                            jl = bd[4 * i];
+                            jh = bd[4 * i + 1];
+                            const int kl = bd[4 * i + 2], kh = bd[4 * i + 3];
+                            kin = k >= kl && k <= kh;
+                            wk = kh - kl + 1;
+                            lrow = lo_[i] - (long long)jl * wk + (k - kl);
+                        }
                         // Fb of the row above (layer i), Gc of the row above (layer i-1)
                         int fb0 = ufb0, fb1 = ufb1, fb2 = ufb2, gcu = up_gc;
                         pga[0] = uga;
@@ -218,7 +275,7 @@ affine_score(const unsigned char* __restrict__ codes,
                         for (int r = 0; r < TJ; ++r) {
                             const int j = j0 + r;
                             int X[NSTATE];
-                            if (j <= lb) {
+                            if (j <= lb && (!BAND || (kin && j >= jl && j <= jh))) {
                                 int S[NSTATE];
                                 const bool fresh = (mode == 0) ? (i == 0 && j == 0 && k == 0)
                                                                : (i == 0 || j == 0 || k == 0);
@@ -254,7 +311,8 @@ affine_score(const unsigned char* __restrict__ codes,
                                         X[x] = XK[x] >> 4;
                                         w |= (unsigned long long)(15 - (XK[x] & 15)) << (4 * x);
                                     }
-                                    P[trace_index(i, j, k, la, lb)] = w;
+                                    if (BAND) P[lrow + (long long)j * wk] = w;
+                                    else P[trace_index(i, j, k, la, lb)] = w;
                                 } else {
                                     exports(S, go, X);
                                 }
@@ -391,4 +449,49 @@ extern "C" __global__ void affine_trace(const unsigned long long* __restrict__ p
     res[4 * t + 1] = i;
     res[4 * t + 2] = j;
     res[4 * t + 3] = k;
+}
+
+// One thread per triplet of a banded traceback (global): from the far corner in its
+// lowest-numbered best state back to the origin, the words laid out as affine_score's
+// BAND (lay_off). res[4 t] = number of moves (-1 if the path left the band).
+extern "C" __global__ void affine_trace_band(const unsigned long long* __restrict__ ptr,
+                                             const long long* __restrict__ ptr_off,
+                                             const int* __restrict__ dims,
+                                             const int* __restrict__ band,
+                                             const long long* __restrict__ band_off,
+                                             const long long* __restrict__ lay_off,
+                                             int n,
+                                             unsigned char* __restrict__ moves,
+                                             const long long* __restrict__ move_off,
+                                             int* __restrict__ res)
+{
+    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= n) return;
+    int i = dims[3 * t], j = dims[3 * t + 1], k = dims[3 * t + 2];
+    const unsigned long long* P = ptr + ptr_off[t];
+    const int* bd = band + 4 * band_off[t];
+    const long long* lo = lay_off + band_off[t];
+    unsigned char* mv = moves + move_off[t];
+    const int cap = i + j + k;
+    long long at = lo[i] + (long long)(j - bd[4 * i]) * (bd[4 * i + 3] - bd[4 * i + 2] + 1)
+                   + k - bd[4 * i + 2];
+    int s = (int)(P[at] & 15ull);
+    int count = 0;
+    while (i > 0 || j > 0 || k > 0) {
+        const int m = MOVE_OF[s];
+        i -= m & 1;
+        j -= (m >> 1) & 1;
+        k -= (m >> 2) & 1;
+        if (i < 0 || count >= cap || j < bd[4 * i] || j > bd[4 * i + 1] || k < bd[4 * i + 2]
+            || k > bd[4 * i + 3]) {
+            count = -1;
+            break;
+        }
+        at = lo[i] + (long long)(j - bd[4 * i]) * (bd[4 * i + 3] - bd[4 * i + 2] + 1)
+             + k - bd[4 * i + 2];
+        s = (int)((P[at] >> (4 * EXPORT_OF[s])) & 15ull);
+        mv[count++] = (unsigned char)m;
+    }
+    if (count >= 0 && s != 0) count = -1;
+    res[4 * t] = count;
 }

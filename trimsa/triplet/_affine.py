@@ -123,21 +123,23 @@ def bonus_table(gap_open: int) -> np.ndarray:
 
 
 @jit
-def _cell(Ep, Ec, j, k, sab, sac, sbc, e2, o, S):
-    """The 13 states of cell ``(j, k)`` of the current layer into ``S``.
+def _cell(Ep, pj, pk, Ec, cj, ck, sab, sac, sbc, e2, o, S):
+    """The 13 states of a cell into ``S``.
 
-    ``Ep``/``Ec`` are the previous/current layer's exports (padded); ``sab``,
-    ``sac``, ``sbc`` the substitution scores of the cell's residues; ``e2`` =
-    2 gap_extend (every column gaps exactly two pairs, or none).
+    ``Ep``/``Ec`` are the previous/current layer's exports (padded); the cell
+    sits at ``[pj, pk]`` of ``Ep``'s indexing and ``[cj, ck]`` of ``Ec``'s
+    (the same place in full planes, different ones in a band's windows);
+    ``sab``, ``sac``, ``sbc`` the substitution scores of the cell's residues;
+    ``e2`` = 2 gap_extend (every column gaps exactly two pairs, or none).
     """
-    S[0] = Ep[j, k, 0] + sab + sac + sbc
-    S[1] = Ep[j, k + 1, 3] + sab + e2
-    S[2] = Ep[j + 1, k, 2] + sac + e2
-    S[3] = Ec[j, k, 1] + sbc + e2
+    S[0] = Ep[pj - 1, pk - 1, 0] + sab + sac + sbc
+    S[1] = Ep[pj - 1, pk, 3] + sab + e2
+    S[2] = Ep[pj, pk - 1, 2] + sac + e2
+    S[3] = Ec[cj - 1, ck - 1, 1] + sbc + e2
     for q in range(3):
-        S[4 + q] = Ep[j + 1, k + 1, 4 + q] + e2
-        S[7 + q] = Ec[j, k + 1, 7 + q] + e2
-        S[10 + q] = Ec[j + 1, k, 10 + q] + e2
+        S[4 + q] = Ep[pj, pk, 4 + q] + e2
+        S[7 + q] = Ec[cj - 1, ck, 7 + q] + e2
+        S[10 + q] = Ec[cj, ck - 1, 10 + q] + e2
 
 
 @jit
@@ -199,7 +201,7 @@ def _layer(i, a, b, c, sub, o, e2, start, init, forbid, block, Ep, Ec, S, Sl, ke
                                  or (forbid & 4 and k == 0)):
                 S[:] = NEG
             else:
-                _cell(Ep, Ec, j, k, sab, sub[ai, ck], sub[bj, ck], e2, o, S)
+                _cell(Ep, j + 1, k + 1, Ec, j + 1, k + 1, sab, sub[ai, ck], sub[bj, ck], e2, o, S)
                 if start == 2:
                     S[FRESH] = max(S[FRESH], 0)
             X = Ec[j + 1, k + 1]
@@ -336,21 +338,25 @@ def fill_pointers(a, b, c, sub, o, e, start, init, forbid, P, best):
 
 
 @jit
-def trace(start, init, P, end_cell, end_state, moves, first):
+def trace(start, init, P, poff, jlo, jhi, klo, khi, end_cell, end_state, moves, first):
     """Follow the pointer words ``P`` back from ``end_cell`` in state ``end_state``.
 
-    Stops at the origin (global), on a face (semiglobal, local) or in state 0
-    where it holds 0 (local). Moves go to ``moves[:n]`` in forward order, the
-    start cell to ``first``; returns ``n`` (-1 if the path leaves the cube or
-    a global one does not start in ``init``). Ties were settled when the
-    words were written: the predecessor state with the lowest number.
+    ``P`` is flat: layer ``i`` holds the cells ``jlo[i]..jhi[i]`` x
+    ``klo[i]..khi[i]`` row by row from ``P[poff[i]]`` on (a full cube, or a
+    band: :func:`band_layout`). Stops at the origin (global), on a face
+    (semiglobal, local) or in state 0 where it holds 0 (local). Moves go to
+    ``moves[:n]`` in forward order, the start cell to ``first``; returns ``n``
+    (-1 if the path leaves the cells or a global one does not start in
+    ``init``). Ties were settled when the words were written: the predecessor
+    state with the lowest number.
     """
     i = end_cell[0]
     j = end_cell[1]
     k = end_cell[2]
     s = np.int64(end_state)
-    buf = np.empty(P.shape[0] + P.shape[1] + P.shape[2], dtype=np.uint8)
+    buf = np.empty(i + j + k + 1, dtype=np.uint8)
     n = 0
+    w = P[poff[i] + (j - jlo[i]) * (khi[i] - klo[i] + 1) + k - klo[i]]
     while True:
         if start == 0 and i == 0 and j == 0 and k == 0:
             if s != init:
@@ -358,15 +364,16 @@ def trace(start, init, P, end_cell, end_state, moves, first):
             break
         if start != 0 and (i == 0 or j == 0 or k == 0):
             break
-        if start == 2 and s == FRESH and (P[i, j, k] >> np.uint64(ZERO_BIT)) & np.uint64(1):
+        if start == 2 and s == FRESH and (w >> np.uint64(ZERO_BIT)) & np.uint64(1):
             break
         m = np.int64(MOVE[s])
         i -= m & 1
         j -= (m >> 1) & 1
         k -= (m >> 2) & 1
-        if i < 0 or j < 0 or k < 0 or n >= buf.shape[0]:
+        if i < 0 or j < jlo[i] or j > jhi[i] or k < klo[i] or k > khi[i] or n >= buf.shape[0]:
             return -1
-        s = np.int64((P[i, j, k] >> np.uint64(4 * EXPORT[s])) & np.uint64(15))
+        w = P[poff[i] + (j - jlo[i]) * (khi[i] - klo[i] + 1) + k - klo[i]]
+        s = np.int64((w >> np.uint64(4 * EXPORT[s])) & np.uint64(15))
         buf[n] = m
         n += 1
     first[0] = i
@@ -375,6 +382,17 @@ def trace(start, init, P, end_cell, end_state, moves, first):
     for t in range(n):
         moves[t] = buf[n - 1 - t]
     return n
+
+
+@jit
+def _full_band(la, lb, lc):
+    """The band of a whole cube: every layer spans ``0..lb`` x ``0..lc``."""
+    jlo = np.zeros(la + 1, dtype=np.int64)
+    klo = np.zeros(la + 1, dtype=np.int64)
+    jhi = np.full(la + 1, lb, dtype=np.int64)
+    khi = np.full(la + 1, lc, dtype=np.int64)
+    poff = np.arange(la + 2, dtype=np.int64) * ((lb + 1) * (lc + 1))
+    return poff, jlo, jhi, klo, khi
 
 
 @jit
@@ -404,7 +422,8 @@ def align_cube(a, b, c, sub, o, e, start, init, forbid, bonus):
         es = np.int64(P[best[1], best[2], best[3]] & np.uint64(15))
     moves = np.zeros(la + lb + lc, dtype=np.uint8)
     first = np.zeros(3, dtype=np.int64)
-    n = trace(start, init, P, best[1:], es, moves, first)
+    poff, jlo, jhi, klo, khi = _full_band(la, lb, lc)
+    n = trace(start, init, P.reshape(-1), poff, jlo, jhi, klo, khi, best[1:], es, moves, first)
     box = np.empty(6, dtype=np.int64)
     box[0] = first[0]
     box[1] = first[1]
@@ -413,6 +432,139 @@ def align_cube(a, b, c, sub, o, e, start, init, forbid, bonus):
     box[4] = best[2]
     box[5] = best[3]
     return ev, box, moves[:max(n, 0)].copy(), es, n
+
+
+# -- banded tracebacks ------------------------------------------------------------
+#
+# A band keeps, in layer i of a, the cells jlo[i]..jhi[i] x klo[i]..khi[i] (both
+# bounds non-decreasing in i, the origin and the far corner inside, each layer's
+# range starting at most one past the previous layer's end: then some path lies in
+# the band). The sweep holds two layer windows, padded like the planes of a cube;
+# a window's cell (j, k) of layer i sits at [j - jlo[i] + 1, k - klo[i] + 1], and
+# the previous layer's cells are read at their own window's place. Cells outside a
+# layer's band hold NEG, so the optimum is the best over the paths in the band.
+
+@jit
+def band_layout(jlo, jhi, klo, khi):
+    """``(poff, rows, cols)`` of a band: where each layer's pointer words start in a
+    flat array (``poff[la + 1]`` = the band's cells) and the window size its sweep
+    needs (a layer's cells are also read at the previous layer's offsets)."""
+    la = jlo.size - 1
+    poff = np.empty(la + 2, dtype=np.int64)
+    poff[0] = 0
+    rows = 0
+    cols = 0
+    for i in range(la + 1):
+        poff[i + 1] = poff[i] + (jhi[i] - jlo[i] + 1) * (khi[i] - klo[i] + 1)
+        p = i - 1 if i > 0 else 0
+        rows = max(rows, jhi[i] - jlo[p] + 2)
+        cols = max(cols, khi[i] - klo[p] + 2)
+    return poff, rows, cols
+
+
+@jit
+def fill_band(a, b, c, sub, o, e, jlo, jhi, klo, khi, poff, rows, cols, P, S, win):
+    """Pointer words of a band's cells (global, fresh start) into ``P`` (flat, laid
+    out by :func:`band_layout`); ``S`` receives the states of the far corner. ``win``
+    (``(2, >= rows, >= cols, 13)`` int32) is the sweep's two layer windows."""
+    la = a.shape[0]
+    e2 = np.int32(2 * e)
+    win[:, :rows, :cols, :] = NEG
+    K = np.empty(NS, dtype=np.int64)
+    XK = np.empty(NS, dtype=np.int64)
+    for i in range(la + 1):
+        Ec = win[i % 2]
+        Ep = win[1 - i % 2]
+        if i >= 2:   # what layer i - 2 left in this window
+            Ec[1:jhi[i - 2] - jlo[i - 2] + 2, 1:khi[i - 2] - klo[i - 2] + 2, :] = NEG
+        p = i - 1 if i > 0 else 0
+        ai = a[i - 1] if i > 0 else 0
+        wk = khi[i] - klo[i] + 1
+        for j in range(jlo[i], jhi[i] + 1):
+            bj = b[j - 1] if j > 0 else 0
+            sab = sub[ai, bj]
+            cj = j - jlo[i] + 1
+            pj = j - jlo[p] + 1
+            base = poff[i] + (j - jlo[i]) * wk - klo[i]
+            for k in range(klo[i], khi[i] + 1):
+                ck = c[k - 1] if k > 0 else 0
+                cc = k - klo[i] + 1
+                if i == 0 and j == 0 and k == 0:
+                    S[:] = NEG
+                    S[FRESH] = 0
+                else:
+                    _cell(Ep, pj, k - klo[p] + 1, Ec, cj, cc, sab, sub[ai, ck], sub[bj, ck],
+                          e2, o, S)
+                P[base + k] = pointer_word(S, o, K, XK)
+                X = Ec[cj, cc]
+                for x in range(NS):
+                    X[x] = XK[x] >> 4
+
+
+@jit
+def align_band(a, b, c, sub, o, e, jlo, jhi, klo, khi, moves, P, win):
+    """The best global alignment among those whose path stays in the band:
+    ``(score, n)``, its moves in ``moves[:n]`` (``n = -1``: no path in the band).
+    Ties as :func:`align_cube`: the lowest-numbered best state at the far corner,
+    then the predecessor states of the lowest numbers. ``P`` (at least the band's
+    cells, uint64) and ``win`` (:func:`fill_band`) are work space, or empty arrays
+    (then allocated here)."""
+    la = a.shape[0]
+    poff, rows, cols = band_layout(jlo, jhi, klo, khi)
+    if P.shape[0] < poff[la + 1]:
+        P = np.empty(poff[la + 1], dtype=np.uint64)
+    if win.shape[1] < rows or win.shape[2] < cols:
+        win = np.empty((2, rows, cols, NS), dtype=np.int32)
+    S = np.empty(NS, dtype=np.int32)
+    fill_band(a, b, c, sub, o, e, jlo, jhi, klo, khi, poff, rows, cols, P, S, win)
+    es = 0
+    for q in range(1, NS):
+        if S[q] > S[es]:
+            es = q
+    if S[es] <= NEG // 2:
+        return np.int64(S[es]), -1
+    end = np.empty(3, dtype=np.int64)
+    end[0] = la
+    end[1] = b.shape[0]
+    end[2] = c.shape[0]
+    first = np.zeros(3, dtype=np.int64)
+    n = trace(0, FRESH, P, poff, jlo, jhi, klo, khi, end, es, moves, first)
+    return np.int64(S[es]), n
+
+
+@pjit
+def align_band_batch(codes, offsets, trip, bands, band_off, sub, o, e, scores, moves,
+                     move_off, counts, nchunks):
+    """:func:`align_band` of many triplets in parallel (``nchunks`` interleaved chunks).
+
+    Triplet ``t`` (rows in the given order, ``trip[t, 0]`` the layers) has its band
+    in ``bands[band_off[t]:band_off[t + 1]]`` (columns ``jlo, jhi, klo, khi``, one
+    row per layer), its moves go to ``moves[move_off[t]:]`` and their number to
+    ``counts[t]``.
+    """
+    T = trip.shape[0]
+    for ch in prange(nchunks):
+        # one work space per chunk, as large as its largest band needs
+        most = 1
+        rows = 1
+        cols = 1
+        for t in range(ch, T, nchunks):
+            band = bands[band_off[t]:band_off[t + 1]]
+            poff, r, c = band_layout(band[:, 0], band[:, 1], band[:, 2], band[:, 3])
+            most = max(most, poff[poff.shape[0] - 1])
+            rows = max(rows, r)
+            cols = max(cols, c)
+        P = np.empty(most, dtype=np.uint64)
+        win = np.empty((2, rows, cols, NS), dtype=np.int32)
+        for t in range(ch, T, nchunks):
+            a = codes[offsets[trip[t, 0]]:offsets[trip[t, 0] + 1]]
+            b = codes[offsets[trip[t, 1]]:offsets[trip[t, 1] + 1]]
+            c = codes[offsets[trip[t, 2]]:offsets[trip[t, 2] + 1]]
+            band = bands[band_off[t]:band_off[t + 1]]
+            score, n = align_band(a, b, c, sub, o, e, band[:, 0], band[:, 1], band[:, 2],
+                                  band[:, 3], moves[move_off[t]:move_off[t + 1]], P, win)
+            scores[t] = score
+            counts[t] = n
 
 
 @pjit

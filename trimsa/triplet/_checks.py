@@ -133,3 +133,58 @@ def check_plane_memory(seqs: SequenceSet, trip: np.ndarray, scoring: Scoring, wo
     lens = ", ".join(str(int(x)) for x in seqs.lengths[trip[t]])
     at_once = max(1, min(workers, trip.shape[0]))
     check_memory(need, f"{seqs.source}: {what} (lengths {lens}" + (f", {at_once} at once)" if at_once > 1 else ")"))
+
+
+#: Bytes per cell of a banded traceback: its pointer word.
+BAND_WORD_BYTES = 8
+
+
+def check_bands(bands, trip: np.ndarray, lengths) -> tuple[np.ndarray, np.ndarray]:
+    """The bands of ``trip`` stacked for the kernels: ``(rows, offsets)``, triplet ``t``'s
+    band in ``rows[offsets[t]:offsets[t + 1]]`` (columns ``jlo, jhi, klo, khi``), or an
+    error naming the first bad triplet and layer.
+
+    A band of triplet ``(a, b, c)`` has one row per layer ``i = 0..len(a)``: the cells
+    ``jlo..jhi`` of ``b`` and ``klo..khi`` of ``c`` kept in that layer. Both bounds of
+    each range never decrease with ``i``, the first layer starts at 0, the last ends at
+    ``len(b)`` and ``len(c)``, and each range starts at most one past the previous
+    layer's end (so that some path stays in the band).
+    """
+    if len(bands) != trip.shape[0]:
+        raise OptionError(f"bands: {len(bands)} given for {trip.shape[0]} triplets")
+    parts = []
+    for t, band in enumerate(bands):
+        arr = np.asarray(band)
+        la, lb, lc = (int(x) for x in lengths[trip[t]])
+        where = f"the band of triplet {t} {tuple(int(x) for x in trip[t])}"
+        if arr.shape != (la + 1, 4) or not np.issubdtype(arr.dtype, np.integer):
+            raise OptionError(f"{where} must be integers of shape ({la + 1}, 4) (one row "
+                              f"jlo, jhi, klo, khi per layer of its first sequence), "
+                              f"got {arr.dtype} {arr.shape}")
+        arr = arr.astype(np.int64)
+        for q, (name, top) in enumerate((("j", lb), ("k", lc))):
+            lo, hi = arr[:, 2 * q], arr[:, 2 * q + 1]
+            bad = np.flatnonzero((lo < 0) | (hi > top) | (lo > hi))
+            if bad.size:
+                i = int(bad[0])
+                raise OptionError(f"{where}: layer {i} keeps {name} {lo[i]}..{hi[i]}, not a "
+                                  f"range within 0..{top}")
+            if lo[0] != 0 or hi[-1] != top:
+                raise OptionError(f"{where} must start at {name} = 0 and end at {name} = {top}")
+            bad = np.flatnonzero((np.diff(lo) < 0) | (np.diff(hi) < 0) | (lo[1:] > hi[:-1] + 1))
+            if bad.size:
+                i = int(bad[0]) + 1
+                raise OptionError(f"{where}: layer {i} keeps {name} {lo[i]}..{hi[i]} after "
+                                  f"{lo[i - 1]}..{hi[i - 1]}; ranges must not move back or "
+                                  f"skip past the previous one's end")
+        parts.append(arr)
+    offsets = np.zeros(len(parts) + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum([p.shape[0] for p in parts])
+    rows = np.concatenate(parts) if parts else np.zeros((0, 4), np.int64)
+    return np.ascontiguousarray(rows), offsets
+
+
+def band_cells(rows: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Cells of each band stacked by :func:`check_bands`."""
+    per = (rows[:, 1] - rows[:, 0] + 1) * (rows[:, 3] - rows[:, 2] + 1)
+    return np.add.reduceat(per, offsets[:-1]) if per.size else np.zeros(0, np.int64)

@@ -33,23 +33,31 @@ _FUNCTIONS: dict = {}
 _NULL = np.uint64(0)
 
 
-def _function(trace: bool = False):
-    """``(kernel, resident warps)`` of the score kernel (with ``trace``: pointer words)."""
+#: The score kernel's instantiations: score only, pointer words, banded pointer words.
+_NAMES = {"score": f"affine_score<{TJ}, false, false>", "trace": f"affine_score<{TJ}, true, false>",
+          "band": f"affine_score<{TJ}, true, true>"}
+
+
+def _function(kind: str = "score"):
+    """``(kernel, resident warps, trace kernel)`` of the score kernel's instantiation
+    ``kind`` (:data:`_NAMES`) and of the traceback that follows its pointer words."""
     import cupy
 
     from .. import kernels
 
     dev = cupy.cuda.Device().id
-    key = (dev, TJ, trace)
+    key = (dev, TJ, kind)
     if key not in _FUNCTIONS:
-        names = tuple(f"affine_score<{TJ}, {t}>" for t in ("false", "true"))
-        mod = kernels.module(KERNEL, names + ("affine_trace",), device=dev)
-        fn = mod.get_function(names[int(trace)])
+        mod = kernels.module(KERNEL, tuple(_NAMES.values()) + ("affine_trace",
+                                                               "affine_trace_band"),
+                             device=dev)
+        fn = mod.get_function(_NAMES[kind])
         regs = max(1, int(fn.num_regs))
         threads = 32 * WARPS_PER_BLOCK
         per_sm = max(1, min(65536 // (regs * threads), 2048 // threads))
         sms = cupy.cuda.runtime.getDeviceProperties(dev)["multiProcessorCount"]
-        _FUNCTIONS[key] = (fn, per_sm * sms * WARPS_PER_BLOCK, mod.get_function("affine_trace"))
+        trace = mod.get_function("affine_trace_band" if kind == "band" else "affine_trace")
+        _FUNCTIONS[key] = (fn, per_sm * sms * WARPS_PER_BLOCK, trace)
     return _FUNCTIONS[key]
 
 
@@ -85,7 +93,7 @@ def score_triplets(seqs, trip, mode: int, scoring, *, out, mem_fraction: float =
     if K > MAX_CODES:
         raise OptionError(f"the affine GPU kernel holds alphabets of up to {MAX_CODES} codes, "
                           f"got {K}")
-    fn, resident_warps, _ = _function()
+    fn, resident_warps, _ = _function("score")
     tri, lens = order(seqs.lengths, np.asarray(trip))
     cells = np.prod(lens.astype(np.int64) + 1, axis=1)
     perm = np.argsort(-cells, kind="stable")   # largest first: the last warps end together
@@ -116,7 +124,7 @@ def score_triplets(seqs, trip, mode: int, scoring, *, out, mem_fraction: float =
     fn((blocks,), (32 * WARPS_PER_BLOCK,),
        (d_codes, d_off, d_trip, np.int32(T), d_sub, np.int32(K), np.int32(scoring.gap_open),
         np.int32(scoring.gap_extend), np.int32(mode), d_j, np.int64(jwords), d_k,
-        np.int64(kwords), d_out, d_next, _NULL, _NULL, _NULL))
+        np.int64(kwords), d_out, d_next, _NULL, _NULL, _NULL, _NULL, _NULL, _NULL))
     res = cupy.asnumpy(d_out)
     out[perm] = res
     return out
@@ -180,7 +188,7 @@ def align_triplets(seqs, trip, mode: int, scoring, *, mem_fraction: float = MEM_
     moves = [None] * T
     if T == 0:
         return scores, boxes, moves
-    fn, resident_warps, trace_fn = _function(True)
+    fn, resident_warps, trace_fn = _function("trace")
     trip = np.ascontiguousarray(trip, dtype=np.int32)
     lens = seqs.lengths[trip].astype(np.int64)
     if not traceable(lens, scoring).all():
@@ -251,7 +259,7 @@ def _trace_batch(fn, resident_warps, trace_fn, seqs, tri, lens, cells, mode, K, 
     fn((blocks,), (32 * WARPS_PER_BLOCK,),
        (d_codes, d_off, d_trip, np.int32(n), d_sub, np.int32(K), np.int32(scoring.gap_open),
         np.int32(scoring.gap_extend), np.int32(mode), d_j, np.int64(jwords), d_k,
-        np.int64(kwords), d_out, d_next, d_ptr, d_ptr_off, d_where))
+        np.int64(kwords), d_out, d_next, d_ptr, d_ptr_off, d_where, _NULL, _NULL, _NULL))
     del d_j, d_k
     d_dims = cupy.asarray(np.ascontiguousarray(lens, dtype=np.int32))
     d_moves = cupy.empty(max(1, int(move_off[-1])), dtype=np.uint8)
@@ -276,3 +284,103 @@ def _trace_batch(fn, resident_warps, trace_fn, seqs, tri, lens, cells, mode, K, 
         boxes[t, :3] = res[q, 1:]
         boxes[t, 3:] = end[q]
         moves[t] = mv[move_off[q]:move_off[q] + count][::-1].copy()
+
+
+def align_banded(seqs, trip, rows, band_off, sc, *, mem_fraction: float = MEM_FRACTION):
+    """Banded global alignments of ``trip`` (rows in the given order; bands stacked as
+    ``_checks.check_bands`` returns them), equal to ``_affine.align_band``'s.
+
+    Returns ``(scores, moves, move_off)`` as ``api.align_banded``. Each triplet takes 8
+    bytes per band cell; batches take triplets while their words and the warps' face
+    buffers fit ``mem_fraction`` of the free memory (a triplet that alone does not is a
+    :class:`MemoryError`); one outside :func:`traceable` is an :class:`OptionError`.
+    """
+    import cupy
+
+    T = trip.shape[0]
+    K = _check_alphabet(sc)
+    trip = np.ascontiguousarray(trip, dtype=np.int32)
+    lens = seqs.lengths[trip].astype(np.int64)
+    if not traceable(lens, sc).all():
+        raise OptionError("a triplet's scores could exceed the GPU traceback's bound "
+                          f"({TRACE_BOUND}); align it on the CPU")
+    per_layer = (rows[:, 1] - rows[:, 0] + 1) * (rows[:, 3] - rows[:, 2] + 1)
+    ends = np.cumsum(per_layer)
+    cells = ends[band_off[1:] - 1] - np.concatenate(([0], ends[band_off[1:-1] - 1]))
+    # each layer's first word within its triplet's block
+    lay_off = ends - per_layer - np.repeat(ends[band_off[:-1]] - per_layer[band_off[:-1]],
+                                           np.diff(band_off))
+    scores = np.empty(T, dtype=np.int64)
+    counts = np.empty(T, dtype=np.int64)
+    parts = []
+    fn, resident_warps, trace_fn = _function("band")
+    per_warp = warp_bytes(int(lens[:, 0].max()), int(lens[:, 2].max())) if T else 0
+    free = _free_bytes()
+    budget = min(int(free * mem_fraction), TRACE_BATCH_BYTES)
+    d_codes = cupy.asarray(seqs.codes)
+    d_off = cupy.asarray(seqs.offsets.astype(np.int64))
+    d_sub = cupy.asarray(np.ascontiguousarray(sc.table, dtype=np.int32))
+    d_rows = cupy.asarray(np.ascontiguousarray(rows, dtype=np.int32))
+    d_lay = cupy.asarray(lay_off.astype(np.int64))
+    jwords = jface_words(int(lens[:, 0].max()), int(lens[:, 2].max())) if T else 0
+    kwords = (int(lens[:, 0].max()) + 1) * (TJ + 1) * FACE_WORDS if T else 0
+    lo = 0
+    while lo < T:
+        hi = lo
+        used = 0
+        while hi < T:
+            need = 8 * int(cells[hi]) + 64
+            if used + need + min(resident_warps, hi - lo + 1) * per_warp > budget:
+                break
+            used += need
+            hi += 1
+        if hi == lo:
+            raise MemoryError(
+                f"a banded affine GPU traceback of lengths {tuple(int(x) for x in lens[lo])} "
+                f"needs {8 * int(cells[lo]) + per_warp} bytes of device memory, more than "
+                f"{budget} bytes ({mem_fraction:.0%} of the free {free} bytes)")
+        n = hi - lo
+        ptr_off = np.zeros(n + 1, dtype=np.int64)
+        ptr_off[1:] = np.cumsum(cells[lo:hi])
+        span = lens[lo:hi].sum(axis=1)
+        move_off = np.zeros(n + 1, dtype=np.int64)
+        move_off[1:] = np.cumsum(span)
+        warps = min(resident_warps, n)
+        blocks = max(1, -(-warps // WARPS_PER_BLOCK))
+        nwarps = blocks * WARPS_PER_BLOCK
+        d_j = cupy.empty(nwarps * jwords, dtype=np.int32)
+        d_k = cupy.empty(nwarps * kwords, dtype=np.int32)
+        d_out = cupy.empty(n, dtype=np.int64)
+        d_next = cupy.zeros(1, dtype=np.int32)
+        d_ptr = cupy.empty(max(1, int(ptr_off[-1])), dtype=np.uint64)
+        d_ptr_off = cupy.asarray(ptr_off)
+        d_where = cupy.empty(n, dtype=np.int64)
+        d_boff = cupy.asarray(band_off[lo:hi].astype(np.int64))
+        fn((blocks,), (32 * WARPS_PER_BLOCK,),
+           (d_codes, d_off, cupy.asarray(trip[lo:hi]), np.int32(n), d_sub, np.int32(K),
+            np.int32(sc.gap_open), np.int32(sc.gap_extend), np.int32(0), d_j, np.int64(jwords),
+            d_k, np.int64(kwords), d_out, d_next, d_ptr, d_ptr_off, d_where, d_rows, d_boff,
+            d_lay))
+        del d_j, d_k
+        d_moves = cupy.empty(max(1, int(move_off[-1])), dtype=np.uint8)
+        d_res = cupy.empty(4 * n, dtype=np.int32)
+        threads = 128
+        trace_fn((-(-n // threads),), (threads,),
+                 (d_ptr, d_ptr_off, cupy.asarray(np.ascontiguousarray(lens[lo:hi], np.int32)),
+                  d_rows, d_boff, d_lay, np.int32(n), d_moves, cupy.asarray(move_off), d_res))
+        del d_ptr
+        res = cupy.asnumpy(d_res).reshape(n, 4)
+        mv = cupy.asnumpy(d_moves)
+        scores[lo:hi] = cupy.asnumpy(d_out)
+        counts[lo:hi] = res[:, 0]
+        if (res[:, 0] < 0).any():
+            raise AssertionError("internal error: a banded GPU traceback left its band")
+        for q in range(n):
+            # the kernel writes the moves last first
+            parts.append(mv[move_off[q]:move_off[q] + res[q, 0]][::-1])
+        cupy.get_default_memory_pool().free_all_blocks()
+        lo = hi
+    moves = np.concatenate(parts) if parts else np.zeros(0, np.uint8)
+    move_off = np.zeros(T + 1, dtype=np.int64)
+    move_off[1:] = np.cumsum(counts)
+    return scores, moves, move_off

@@ -403,7 +403,7 @@ def align_triplet(a, b, c, *, mode: Mode = "global", scoring: Scoring | None = N
 
 
 def align_triplets(seqs, triplets, *, mode: Mode = "global", scoring: Scoring | None = None,
-                   threads: int = 0, device: Device = "cpu") -> list:
+                   threads: int = 0, device: Device = "cpu", bands=None) -> list:
     """Optimal alignments of many triplets (a list of :class:`TripletAlignment`).
 
     Triplets whose cube fits :data:`CUBE_CELLS` (affine gaps:
@@ -415,6 +415,16 @@ def align_triplets(seqs, triplets, *, mode: Mode = "global", scoring: Scoring | 
     alignments as on the CPU; the larger ones stay on the CPU. GPU tracebacks
     take affine gaps only (``gap_open < 0``); ``"gpu"`` with a linear scoring
     is an error.
+
+    ``bands``: one band per triplet (see :func:`~trimsa.triplet._checks.check_bands`:
+    for each layer ``i`` of the triplet's first sequence, the ranges ``jlo..jhi`` of
+    the second and ``klo..khi`` of the third kept in it, e.g. the columns within
+    ``w`` of pairwise alignments of the first sequence with the other two). Each
+    triplet then gets the best global alignment *among those whose path stays in
+    its band* (not exact where the optimum leaves the band; memory and time are
+    the band's cells), linear or affine gaps, global mode only; on the GPU the same
+    alignments as on the CPU (affine gaps; triplets beyond the kernel's score
+    bound stay on the CPU).
     """
     seqs = as_sequence_set(seqs, scoring.alphabet if scoring is not None else None)
     m = check_mode(mode)
@@ -422,6 +432,17 @@ def align_triplets(seqs, triplets, *, mode: Mode = "global", scoring: Scoring | 
     trip = check_triplets(triplets, len(seqs))
     check_overflow(seqs, sc)
     nthreads = _numba.set_threads(threads)
+    if bands is not None:
+        if m != 0:
+            raise OptionError(f"banded alignments are global; mode {mode!r} takes no bands")
+        if sc.linear and device == "gpu":
+            raise OptionError("GPU tracebacks take affine gaps (gap_open and gap_extend); "
+                              "linear-gap tracebacks run on the CPU")
+        dev = "cpu" if sc.linear else resolve_device(device, announce=False)
+        scores, moves, move_off = align_banded(seqs, trip, bands, sc, nthreads, dev)
+        return [_make(seqs, trip[t], int(scores[t]), (0, 0, 0, *seqs.lengths[trip[t]]),
+                      moves[move_off[t]:move_off[t + 1]], mode)
+                for t in range(trip.shape[0])]
     from . import _cpu
 
     check_plane_memory(seqs, trip, sc, nthreads, "aligning the largest triplet",
@@ -499,6 +520,105 @@ def _align_affine(seqs: SequenceSet, trip, m: int, sc: Scoring, mode: str, nthre
 
     _numba.in_threads(run, todo, nthreads)
     return results
+
+
+def align_banded(seqs: SequenceSet, trip, bands, sc: Scoring, nthreads: int,
+                 device: str = "cpu"):
+    """The banded alignments of ``align_triplets(..., bands=bands)`` as arrays:
+    ``(scores, moves, move_off)``, triplet ``t``'s moves (bit 0: a residue of its first
+    sequence, bit 1 of its second, bit 2 of its third) in
+    ``moves[move_off[t]:move_off[t + 1]]``, on ``device`` (``"cpu"`` or ``"gpu"``: affine
+    gaps within the kernel's score bound; the other triplets on the CPU). ``trip`` is
+    checked (:func:`check_triplets`); every alignment is rescored and must give its
+    score. The GPU takes affine gaps only."""
+    from . import _affine
+    from ._checks import BAND_WORD_BYTES, band_cells, check_bands, check_memory
+
+    trip = check_triplets(trip, len(seqs))
+    check_overflow(seqs, sc)
+    rows, band_off = check_bands(bands, trip, seqs.lengths)
+    if device == "gpu":
+        return _rescored(seqs, trip, sc, *_banded_gpu(seqs, trip, rows, band_off, sc,
+                                                      nthreads))
+    T = trip.shape[0]
+    scores = np.empty(T, dtype=np.int64)
+    counts = np.empty(T, dtype=np.int64)
+    span = seqs.lengths[trip].astype(np.int64).sum(axis=1) if T else np.zeros(0, np.int64)
+    move_off = np.zeros(T + 1, dtype=np.int64)
+    move_off[1:] = np.cumsum(span)
+    moves = np.zeros(int(move_off[-1]), dtype=np.uint8)
+    if T == 0:
+        return scores, moves, move_off
+    cells = band_cells(rows, band_off)
+    at_once = min(T, max(1, nthreads))
+    check_memory(float(np.sort(cells)[-at_once:].sum()) * BAND_WORD_BYTES,
+                 f"{seqs.source}: banded alignments ({int(cells.max())} cells in the largest "
+                 f"band, {at_once} at once)")
+    trip64 = np.ascontiguousarray(trip, dtype=np.int64)
+    _affine.align_band_batch(seqs.codes, seqs.offsets, trip64, rows, band_off, sc.table,
+                             np.int32(sc.gap_open), np.int32(sc.gap_extend), scores, moves,
+                             move_off, counts, max(1, min(T, 4 * nthreads)))
+    if (counts < 0).any():
+        raise AssertionError("internal error: a banded traceback left its band")
+    owner = np.repeat(np.arange(T), span)
+    moves = moves[np.arange(moves.size) - move_off[owner] < counts[owner]]
+    move_off[1:] = np.cumsum(counts)
+    return _rescored(seqs, trip, sc, scores, moves, move_off)
+
+
+def _banded_gpu(seqs, trip, rows, band_off, sc, nthreads):
+    """:func:`align_banded` on the GPU: the triplets within the kernel's score bound
+    there, the others on the CPU; ``(scores, moves, move_off)`` in input order."""
+    from . import _affine, _gpu_affine
+
+    T = trip.shape[0]
+    lens = seqs.lengths[trip].astype(np.int64)
+    on = _gpu_affine.traceable(lens, sc) if T else np.zeros(0, bool)
+    scores = np.empty(T, dtype=np.int64)
+    per = [np.zeros(0, np.uint8)] * T
+    sel = np.flatnonzero(on)
+    if sel.size:
+        r_sel = np.concatenate([rows[band_off[t]:band_off[t + 1]] for t in sel])
+        o_sel = np.zeros(sel.size + 1, np.int64)
+        o_sel[1:] = np.cumsum(np.diff(band_off)[sel])
+        sc_g, mv_g, off_g = _gpu_affine.align_banded(seqs, trip[sel], r_sel, o_sel, sc)
+        scores[sel] = sc_g
+        for q, t in enumerate(sel.tolist()):
+            per[t] = mv_g[off_g[q]:off_g[q + 1]]
+    rest = np.flatnonzero(~on)
+    for t in rest.tolist():
+        band = rows[band_off[t]:band_off[t + 1]]
+        mv = np.zeros(int(lens[t].sum()), dtype=np.uint8)
+        codes = [seqs.code(int(x)) for x in trip[t]]
+        score, n = _affine.align_band(*codes, sc.table, np.int32(sc.gap_open),
+                                      np.int32(sc.gap_extend), band[:, 0], band[:, 1],
+                                      band[:, 2], band[:, 3], mv, np.zeros(0, np.uint64),
+                                      np.zeros((2, 0, 0, _affine.NS), np.int32))
+        if n < 0:
+            raise AssertionError("internal error: a banded traceback left its band")
+        scores[t] = score
+        per[t] = mv[:n]
+    move_off = np.zeros(T + 1, dtype=np.int64)
+    move_off[1:] = np.cumsum([p.size for p in per])
+    moves = np.concatenate(per) if T else np.zeros(0, np.uint8)
+    return scores, moves, move_off
+
+
+def _rescored(seqs, trip, sc: Scoring, scores, moves, move_off):
+    """``(scores, moves, move_off)`` once every alignment's sum of pairs is checked to be
+    its score."""
+    from . import _affine
+
+    T = trip.shape[0]
+    got = np.empty(T, dtype=np.int64)
+    boxes = np.zeros((T, 6), dtype=np.int64)
+    boxes[:, 3:] = seqs.lengths[trip]
+    _affine.rescore_batch(seqs.codes, seqs.offsets, np.ascontiguousarray(trip, np.int64), boxes,
+                          moves, move_off, sc.table, np.int64(sc.gap_open),
+                          np.int64(sc.gap_extend), got)
+    if not np.array_equal(got, scores):
+        raise AssertionError("internal error: a banded alignment does not reach its score")
+    return scores, moves, move_off
 
 
 def _make(seqs: SequenceSet, tri, score, box, moves, mode) -> TripletAlignment:
