@@ -10,9 +10,10 @@ under each variant of :data:`VARIANTS`; the alignment is scored against ``true.f
 stored ones of each set's ``peers/scores.tsv`` (the scoreboards' runs, 2 threads on a
 2-core machine). A variant that would run exactly like the default on a set (the same
 :func:`plan`: exact 3-way or not, library design, guide-tree source, library votes and
-weight; e.g. the k-mer tree with the tree's library at N >= 512, or the exact 3-way
-variant on more than three sequences) is not run again: its row is the default's, marked
-``same`` in the TSV.
+weight, triplet votes; e.g. the k-mer tree with the tree's library at N >= 512, or the
+exact 3-way variant on more than three sequences) is not run again: its row is the
+default's, marked ``same`` in the TSV. A variant that cannot run on a set (the triplet
+votes where the library does not align all pairs) has no row there.
 
 Writes ``OUT.tsv`` (one row per set and tool) and ``OUT.md`` (group means: trimsa and its
 variants next to every peer, with ``[k/n]`` where a tool completed k of n sets, and the
@@ -47,6 +48,7 @@ VARIANTS = {
     "trimsa kmer-tree": {"tree_distances": "kmer"},
     "trimsa tree-library": {"library": "tree"},
     "trimsa no-library": {"tree_distances": "kmer", "consistency": 0.0},
+    "trimsa triplet-votes": {"triplet_votes": 0.1},
 }
 #: Peers read from ``peers/scores.tsv``, in table order.
 PEERS = ("mafft", "mafft-linsi", "muscle", "famsa", "clustalo", "kalign", "twilight")
@@ -118,7 +120,7 @@ def plan(aligner, seqs) -> tuple:
     hmm = (pair_hmm(aligner.pair_hmm, seqs.alphabet.name, np.arange(1)).name
            if votes == "posterior" else None)
     return (aligner.exact(seqs), design, aligner.distance_source(seqs), votes, hmm,
-            aligner.consistency)
+            aligner.consistency, aligner.triplet_votes if design else 0.0)
 
 
 def gpu_name() -> str:
@@ -175,6 +177,7 @@ def main(argv=None) -> int:
     sets = data_sets(args.split, args.max_n, args.data)
     rows = []
     t_all = time.perf_counter()
+    from trimsa.errors import OptionError
     from trimsa.progressive.api import Aligner
 
     for folder, inp, ref, seqs in sets:
@@ -190,7 +193,11 @@ def main(argv=None) -> int:
             if same:
                 scores = base
             else:
-                scores, _ = run_variant(inp, ref, opts, args.threads)
+                try:
+                    scores, _ = run_variant(inp, ref, opts, args.threads)
+                except OptionError as err:   # e.g. triplet votes beyond the library of all pairs
+                    print(f"{folder.name:40s} {v:20s} not run: {err}", flush=True)
+                    continue
                 if v == "trimsa":
                     base = scores
             rows.append(dict(set=folder.name, group=group, n=n, tool=v,

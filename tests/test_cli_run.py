@@ -209,3 +209,18 @@ def test_phylo_workflow_example(tmp_path):
                         str(tmp_path / "out")], capture_output=True, text=True, env=env)
     assert r.returncode == 0, r.stderr
     assert "SPFN" in r.stdout and (tmp_path / "out" / "aln.phy").exists()
+
+
+def test_run_triplet_votes(tmp_path, capsys):
+    out = tmp_path / "out.fa"
+    assert main(["run", str(INPUT), "-o", str(out), "-v", "-q", "--triplet-votes", "0.25",
+                 "--triplet-thirds", "1", "--triplet-width", "8"]) == 0
+    err = capsys.readouterr().err
+    n = len(records(INPUT))
+    line = [x for x in err.splitlines() if "triplets:" in x][0]
+    assert f"cpu, {n * (n - 1) // 2} triplets" in line and "band of 8" in line
+    assert [(n, s.replace("-", "")) for n, s in records(out)] == records(INPUT)
+    out.unlink()
+    assert main(["run", str(INPUT), "-o", str(out), "-q", "--triplet-width", "8"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "triplet_votes=0" in err[0] and not out.exists()

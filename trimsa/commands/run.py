@@ -64,6 +64,17 @@ def register(subparsers) -> None:
                         "parameters trained on true alignments (DNA/RNA), three fitted to "
                         "each pair's alignment, or auto (default: trained for DNA/RNA, "
                         "fitted for proteins)")
+    p.add_argument("--triplet-votes", type=float, default=None, metavar="F",
+                   help="share of each library pair's votes taken from exact affine 3-way "
+                        "alignments of the pair with third sequences near it, in a band "
+                        "around the pairwise paths (CPU; needs the library of all pairs; "
+                        "default 0 = off)")
+    p.add_argument("--triplet-thirds", type=int, default=None, metavar="M",
+                   help="third sequences per pair for --triplet-votes (default 2; fewer "
+                        "where more would not fit the stage's budget of cells)")
+    p.add_argument("--triplet-width", type=int, default=None, metavar="W",
+                   help="half-width of the band around the pairwise paths for "
+                        "--triplet-votes (default 16)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.add_argument("-v", "--verbose", action="store_true",
                    help="say for each stage its method, device, work (pairs, triplets, merges, "
@@ -89,7 +100,10 @@ def handler(args) -> int:
                                  ("consistency", args.consistency), ("library", args.library),
                                  ("pairs_per_merge", args.pairs_per_merge),
                                  ("library_votes", args.library_votes),
-                                 ("pair_hmm", args.pair_hmm)) if v is not None}
+                                 ("pair_hmm", args.pair_hmm),
+                                 ("triplet_votes", args.triplet_votes),
+                                 ("triplet_thirds", args.triplet_thirds),
+                                 ("triplet_width", args.triplet_width)) if v is not None}
     aligner = Aligner(device=args.device, threads=args.threads, alphabet=args.alphabet,
                       match=args.match, mismatch=args.mismatch, matrix=args.matrix,
                       gap=args.gap, gap_open=args.gap_open, gap_extend=args.gap_extend,

@@ -695,6 +695,20 @@ def _alignment_slots(mp, lb, maps, probs, o, r):
 
 
 @jit
+def _workspace(offsets, pairs, idx):
+    """The most DP cells ``(len(s) + 1) (len(t) + 1)`` and the longest ``len(s) +
+    len(t)`` of the pairs ``pairs[idx]`` (the work space of their alignments)."""
+    most = 1
+    longest = 1
+    for p in idx:
+        la = offsets[pairs[p, 0] + 1] - offsets[pairs[p, 0]]
+        lb = offsets[pairs[p, 1] + 1] - offsets[pairs[p, 1]]
+        most = max(most, (la + 1) * (lb + 1))
+        longest = max(longest, la + lb)
+    return most, longest
+
+
+@jit
 def pair_maps(codes, offsets, pairs, idx, table, gap_open, gap_extend, term, off_st, off_ts,
               maps, probs, ident, trust, has_post, posterior, hmm_odds, hmm_gaps, floor, band):
     """The pairwise alignments of ``pairs[idx]`` (rows ``s, t``): fills ``maps`` both ways.
@@ -711,15 +725,12 @@ def pair_maps(codes, offsets, pairs, idx, table, gap_open, gap_extend, term, off
     pair's votes: 1 for posteriors, which carry their own confidence (``has_post[p]`` =
     1), else the identity (also where the posteriors are not finite).
     """
-    most_cells = 1
+    most_cells, longest = _workspace(offsets, pairs, idx)
     most_band = 1
-    longest = 1
     for p in idx:
         la = offsets[pairs[p, 0] + 1] - offsets[pairs[p, 0]]
         lb = offsets[pairs[p, 1] + 1] - offsets[pairs[p, 1]]
-        most_cells = max(most_cells, (la + 1) * (lb + 1))
         most_band = max(most_band, band_cells(la, lb, band))
-        longest = max(longest, la + lb)
     tb = np.empty(most_cells, np.uint8)
     fM = np.empty(most_band, np.float32)
     path = np.empty(longest, np.int8)
@@ -960,3 +971,127 @@ def update_positions(pos, offsets, members, m):
     for s in members:
         for q in range(offsets[s], offsets[s + 1]):
             pos[q] = m[pos[q]]
+
+
+# -- votes of exact 3-way alignments (trimsa.progressive.triplets) ---------------------
+
+@jit
+def anchor_ranges(codes, offsets, anchors, idx, table, gap_open, gap_extend, term, width,
+                  band_off, lo, hi):
+    """Bands around pairwise paths: for ``anchors[a] = (s, x)``, the global affine
+    alignment of ``s`` with ``x`` (:func:`seq_viterbi`) and the columns of ``x`` within
+    ``width`` of its path in each row ``0..len(s)`` (:func:`path_band`), written to
+    ``lo``/``hi[band_off[a]:band_off[a + 1]]``."""
+    most, longest = _workspace(offsets, anchors, idx)
+    tb = np.empty(most, np.uint8)
+    path = np.empty(longest, np.int8)
+    for a in idx:
+        s = anchors[a, 0]
+        x = anchors[a, 1]
+        sa = codes[offsets[s]:offsets[s + 1]]
+        xa = codes[offsets[x]:offsets[x + 1]]
+        npath, _score = seq_viterbi(sa, xa, table, gap_open, gap_extend, term, tb, path)
+        path_band(path, npath, xa.size, width, lo[band_off[a]:band_off[a + 1]],
+                  hi[band_off[a]:band_off[a + 1]])
+
+
+@jit
+def triplet_partners(moves, move_off, ls, map_off, out):
+    """For each 3-way alignment ``q`` (moves of rows ``s, t, u``), the residue of ``t``
+    in the column of each residue of ``s``, or -1: ``out[map_off[q] + x]``."""
+    for q in range(move_off.size - 1):
+        i = 0
+        j = 0
+        base = map_off[q]
+        for x in range(ls[q]):
+            out[base + x] = -1
+        for c in range(move_off[q], move_off[q + 1]):
+            m = moves[c]
+            if m & 1 and m & 2:
+                out[base + i] = j
+            i += m & 1
+            j += (m >> 1) & 1
+
+
+@jit
+def _mixed_row(cols, probs, votes, weights, share, floor, out_cols, out_probs):
+    """One residue's partners after mixing: ``(1 - share)`` of its kept probabilities
+    ``probs`` (of partners ``cols``, -1 unused) plus ``share`` times the weighted share
+    of the 3-way alignments ``votes`` (the partner in each, -1 a gap) that pair it with
+    each partner; the most probable kept (at least ``floor``), most probable first."""
+    K = cols.size
+    m = votes.size
+    cand = np.full(K + m, -1, np.int64)
+    val = np.zeros(K + m, np.float64)
+    nc = 0
+    total = 0.0
+    for v in range(m):
+        total += weights[v]
+    for q in range(K):
+        if cols[q] >= 0:
+            cand[nc] = cols[q]
+            val[nc] = (1.0 - share) * probs[q]
+            nc += 1
+    for v in range(m):
+        y = votes[v]
+        if y < 0 or total <= 0.0:
+            continue
+        at = -1
+        for q in range(nc):
+            if cand[q] == y:
+                at = q
+                break
+        if at < 0:
+            at = nc
+            cand[nc] = y
+            nc += 1
+        val[at] += share * weights[v] / total
+    kept = np.full(K, -1, np.int32)
+    kp = np.zeros(K, np.float32)
+    for q in range(nc):
+        p = np.float32(val[q])
+        if p >= floor:
+            _keep(kept, kp, np.int32(cand[q]), p)
+    for q in range(K):
+        out_cols[q] = kept[q] if kp[q] > 0 else -1
+        out_probs[q] = kp[q] if kp[q] > 0 else 0.0
+
+
+@jit
+def mix_triplet_votes(pairs, idx, offsets, first, thirds, tmap, map_off, weights, share,
+                      floor, off_st, off_ts, maps, probs):
+    """Mix the 3-way alignments' votes into the library's rows of pairs ``idx``.
+
+    Pair ``p`` (``s, t``) has ``thirds`` 3-way alignments, the ``v``-th one's map from
+    ``s`` to ``t`` at ``tmap[map_off[first[p] + v]:]`` (:func:`triplet_partners`) with
+    weight ``weights[first[p] + v]``. Each residue's slots (both directions) become
+    :func:`_mixed_row` of its slots and of those votes.
+    """
+    K = maps.shape[1]
+    for p in idx:
+        s = pairs[p, 0]
+        t = pairs[p, 1]
+        ls = offsets[s + 1] - offsets[s]
+        lt = offsets[t + 1] - offsets[t]
+        w = weights[first[p]:first[p] + thirds]
+        fwd = np.full((ls, thirds), -1, np.int64)
+        back = np.full((lt, thirds), -1, np.int64)
+        for v in range(thirds):
+            base = map_off[first[p] + v]
+            for x in range(ls):
+                y = tmap[base + x]
+                fwd[x, v] = y
+                if y >= 0:
+                    back[y, v] = x
+        cols = np.empty(K, np.int32)
+        pr = np.empty(K, np.float32)
+        for x in range(ls):
+            r = off_st[p] + x
+            cols[:] = maps[r]
+            pr[:] = probs[r]
+            _mixed_row(cols, pr, fwd[x], w, share, floor, maps[r], probs[r])
+        for y in range(lt):
+            r = off_ts[p] + y
+            cols[:] = maps[r]
+            pr[:] = probs[r]
+            _mixed_row(cols, pr, back[y], w, share, floor, maps[r], probs[r])

@@ -28,6 +28,7 @@ from ..triplet import DEVICES
 from ..triplet.backends import Device
 from . import engine
 from .pair_hmm import PAIR_HMMS, pair_hmm
+from .triplets import DEFAULT_THIRDS, DEFAULT_WIDTH
 
 Method = Literal["nj", "upgma"]
 AlphabetName = Literal["auto", "dna", "rna", "protein"]
@@ -249,6 +250,25 @@ class Aligner:
         the cube fits, else on the CPU) instead of progressively with the
         library (default False: on the tune triplets the progressive path with
         posterior votes had about 15% fewer errors).
+    triplet_votes
+        The share of each library pair's votes taken from exact 3-way
+        alignments (:mod:`trimsa.progressive.triplets`): each pair ``(s, t)``
+        is aligned with ``triplet_thirds`` third sequences near both, by the
+        exact affine 3-way engine in a band of ``triplet_width`` columns
+        around the pairwise paths, and each residue's partners become
+        ``1 - triplet_votes`` of its pairwise probabilities plus
+        ``triplet_votes`` of the triplets' votes (default 0: off). Needs the
+        library of all pairs; runs on the GPU where ``device`` allows (affine
+        gaps; the same alignments as on the CPU; one GPU, the first of ``gpus``
+        when given), else on all CPU ``threads``, within the device's budget of
+        band cells (:data:`~trimsa.progressive.triplets.TRIPLET_CELLS`), with
+        fewer third sequences where more would not fit (an error where not even
+        one fits).
+    triplet_thirds, triplet_width
+        Third sequences per pair, and the band's half-width, of
+        ``triplet_votes`` (defaults
+        :data:`~trimsa.progressive.triplets.DEFAULT_THIRDS` and
+        :data:`~trimsa.progressive.triplets.DEFAULT_WIDTH`).
     """
 
     method: Method = "upgma"
@@ -270,6 +290,9 @@ class Aligner:
     library: LibraryDesign = "auto"
     pairs_per_merge: int = PAIRS_PER_MERGE
     exact_triplet: bool = False
+    triplet_votes: float = 0.0
+    triplet_thirds: int = DEFAULT_THIRDS
+    triplet_width: int = DEFAULT_WIDTH
     library_votes: LibraryVotes = "posterior"
     pair_hmm: PairHmmName = "auto"
     gpus: tuple | None = None
@@ -342,6 +365,28 @@ class Aligner:
                               "do not apply to it")
         if not isinstance(self.exact_triplet, bool):
             raise OptionError(f"exact_triplet must be True or False, got {self.exact_triplet!r}")
+        self._check_triplet_votes()
+
+    def _check_triplet_votes(self):
+        if not (isinstance(self.triplet_votes, (int, float)) and 0 <= self.triplet_votes <= 1):
+            raise OptionError(f"triplet_votes must lie within [0, 1], got {self.triplet_votes!r}")
+        if not isinstance(self.triplet_thirds, int) or self.triplet_thirds < 1:
+            raise OptionError(f"triplet_thirds must be an integer >= 1, "
+                              f"got {self.triplet_thirds!r}")
+        if not isinstance(self.triplet_width, int) or self.triplet_width < 0:
+            raise OptionError(f"triplet_width must be an integer >= 0, "
+                              f"got {self.triplet_width!r}")
+        if float(self.triplet_votes) == 0:
+            if (self.triplet_thirds, self.triplet_width) != (DEFAULT_THIRDS, DEFAULT_WIDTH):
+                raise OptionError("triplet_thirds and triplet_width apply to the triplet "
+                                  "votes, which triplet_votes=0 turns off")
+            return
+        if float(self.consistency) == 0:
+            raise OptionError("triplet_votes go into the consistency library, which "
+                              "consistency=0 turns off")
+        if self.library == "tree":
+            raise OptionError("triplet_votes need the library of all pairs, not "
+                              "library='tree'")
 
 
     def __repr__(self):
@@ -403,6 +448,15 @@ class Aligner:
             raise OptionError("scheduler: no stage that runs on Dask workers (the "
                               "consistency library, the triplet or k-mer guide tree) is "
                               "built for this alignment")
+        if float(self.triplet_votes) > 0 and scoring.linear and self.device == "gpu":
+            raise OptionError("device 'gpu': the triplet votes' GPU tracebacks take affine "
+                              "gaps; use device 'cpu' or 'auto' with linear gaps")
+        if float(self.triplet_votes) > 0 and design != "all":
+            raise OptionError(
+                "triplet_votes need the consistency library of all pairs, which is not built "
+                "here (" + ("fewer than three sequences, or three aligned exactly"
+                            if design is None else
+                            "the pairs of these sequences are beyond its budget") + ")")
         with self._workers() as workers:
             library = None
             if design == "all" or source == "pairwise":
@@ -411,6 +465,9 @@ class Aligner:
             t = time.perf_counter()
             tree = self._guide_tree(seqs, scoring, threads, source, library, workers, progress)
             stages.append(self._tree_stage(tree, source, time.perf_counter() - t))
+            if float(self.triplet_votes) > 0:
+                self._triplet_votes(seqs, codes, scoring, sc, library, threads, progress,
+                                    stages)
             if exact:
                 rows = self._exact_triplet(seqs, scoring, threads, stages)
                 return self._result(seqs, rows, tree, stages)
@@ -593,14 +650,55 @@ class Aligner:
                                 scoring=scoring, device=self.device, threads=threads,
                                 scheduler=workers)
 
+    def _triplet_votes(self, seqs, codes, scoring, sc, library, threads, progress, stages):
+        """Mix the votes of banded exact 3-way alignments into ``library``
+        (:func:`~trimsa.progressive.triplets.add_triplet_votes`), as many third sequences
+        per pair as the budget allows."""
+        from .consistency import all_pairs
+        from .triplets import TRIPLET_CELLS, add_triplet_votes, triplet_cells
+
+        width = int(self.triplet_width)
+        device = self.triplet_device(scoring)
+        budget = TRIPLET_CELLS[device]
+        per = triplet_cells(seqs.lengths, all_pairs(len(seqs)), 1, width)
+        thirds = min(int(self.triplet_thirds), len(seqs) - 2, int(budget // per))
+        if thirds < 1:
+            raise OptionError(
+                f"triplet_votes: one third sequence per pair needs about {per:.3g} band cells, "
+                f"beyond the budget of {budget:.3g} on the {device}; use a narrower "
+                f"triplet_width or fewer sequences")
+        t = time.perf_counter()
+        step = None if progress is None else (
+            lambda done, total: progress(done, total, "triplets"))
+        with _on_gpu(self.gpus[0] if device == "gpu" and self.gpus else None):
+            info = add_triplet_votes(library, seqs, codes, scoring, sc,
+                                     _library_distances(seqs, library), thirds=thirds,
+                                     width=width, share=float(self.triplet_votes),
+                                     threads=threads, progress=step, device=device)
+        method = (f"exact affine 3-way alignments of each pair with {thirds} third "
+                  f"sequence{'s' if thirds > 1 else ''} near it, in a band of {width} around "
+                  f"the pairwise paths; {float(self.triplet_votes):g} of the library's votes")
+        if thirds < self.triplet_thirds:
+            method += f" ({thirds} of {self.triplet_thirds} thirds: the budget)"
+        stages.append(Stage("triplets", method, device, info["triplets"], "triplets",
+                            info["cells"], time.perf_counter() - t))
+
+    def triplet_device(self, scoring) -> str:
+        """Where the triplet votes' alignments run: the GPU with ``device`` ``"gpu"``, or
+        ``"auto"`` when CuPy sees one; the CPU with linear gaps (the GPU's tracebacks take
+        affine gaps; :meth:`align` refuses ``"gpu"`` then) or ``device="cpu"``."""
+        from ..triplet.backends import resolve_device
+
+        if scoring.linear:
+            return "cpu"
+        return resolve_device(self.device, announce=False)
+
     def _pairwise_tree(self, seqs, library) -> GuideTree:
         from ..tree import Distances
         from .consistency import library_cells
 
         t = time.perf_counter()
-        D = corrected_distance(1.0 - library.identities(),
-                               20 if seqs.alphabet.name == "protein" else 4)
-        np.fill_diagonal(D, 0.0)
+        D = _library_distances(seqs, library)
         n = len(seqs)
         dist = Distances(seqs.names, D, "pairwise",
                          {"pairs": n * (n - 1) // 2, "cells": library_cells(seqs.lengths)})
@@ -698,6 +796,26 @@ class Aligner:
         return AlignmentResult(names=tuple(seqs.names), descriptions=tuple(seqs.descriptions),
                                rows=tuple(rows), guide=tree, alphabet=seqs.alphabet.name,
                                stages=tuple(stages))
+
+
+def _on_gpu(gpu):
+    """The context of CuPy device ``gpu``, or none for None."""
+    import contextlib
+
+    if gpu is None:
+        return contextlib.nullcontext()
+    import cupy
+
+    return cupy.cuda.Device(int(gpu))
+
+
+def _library_distances(seqs, library) -> np.ndarray:
+    """Corrected distances (:func:`corrected_distance`) of the library's pairwise
+    alignments, 0 on the diagonal."""
+    D = corrected_distance(1.0 - library.identities(),
+                           20 if seqs.alphabet.name == "protein" else 4)
+    np.fill_diagonal(D, 0.0)
+    return D
 
 
 @dataclass(frozen=True)
