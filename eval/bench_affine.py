@@ -23,10 +23,14 @@ One command::
    (cubes that fit ``_affine.CUBE_CELLS``), of the kernels alone
    (``_gpu_affine.align_triplets``) and of the API (with the rescoring of every
    alignment and the rows), next to score-only TCUPS of the same batch.
-5. CPU: affine and linear score rates on all cores, and the affine traceback
+5. Global tracebacks beyond ``_affine.CUBE_CELLS`` (L = 200..600): the divide and
+   conquer with its sweeps and cubes on the GPU must give the CPU's alignments (on an
+   eighth of the triplets); cells of the cube per second of the API on both
+   (``--only-dc``: this section alone, printed).
+6. CPU: affine and linear score rates on all cores, and the affine traceback
    rate (``align_triplets``), in cells per second.
 
-6. With ``--ncu``: thread instructions per cell of the score kernel (one
+7. With ``--ncu``: thread instructions per cell of the score kernel (one
    batch at L = 128) and of the ceiling kernel, counted by Nsight Compute
    (``smsp__thread_inst_executed.sum``) on a second run of this script.
 
@@ -219,6 +223,36 @@ def traceback_rates(rng, quick):
     return rows
 
 
+DC_HEAD = ["", "## GPU tracebacks beyond the full cube (global, divide and conquer; DNA, "
+           "affine -3/-1; cells of the cube per second)", "",
+           "| L | triplets | GPU API | CPU API (all cores) | GPU/CPU | triplets checked | "
+           "different |", "|---:|---:|---:|---:|---:|---:|---:|"]
+
+
+def dc_rates(rng, quick):
+    """Global tracebacks of cubes beyond ``_affine.CUBE_CELLS`` (the divide and conquer):
+    GPU alignments must equal the CPU's; cells per second of the API on both."""
+    rows, bad = [], 0
+    aff = Scoring.dna(gap_open=-3, gap_extend=-1)
+    for L in ((200, 300) if quick else (200, 300, 400, 600)):
+        T = max(4, int((2e9 if quick else 1e10) / L**3))
+        seqs = _strings(rng, 3 * T, np.full(3 * T, L), "ACGT")
+        trip = np.arange(3 * T).reshape(T, 3)
+        c = cells(seqs, trip)
+        tg = timed(lambda: trimsa.align_triplets(seqs, trip, scoring=aff, device="gpu"), 1)
+        gpu = trimsa.align_triplets(seqs, trip, scoring=aff, device="gpu")
+        trimsa.align_triplets(seqs, trip[:1], scoring=aff, device="cpu")   # compiled
+        t0 = time.perf_counter()
+        cpu = trimsa.align_triplets(seqs, trip[:max(2, T // 8)], scoring=aff, device="cpu")
+        tc = time.perf_counter() - t0
+        wrong = sum((g.rows, g.score) != (x.rows, x.score) for g, x in zip(gpu, cpu))
+        bad += wrong
+        cc = cells(seqs, trip[:max(2, T // 8)])
+        rows.append(f"| {L} | {T} | {c / tg:.3e} | {cc / tc:.3e} | {(c / tg) / (cc / tc):.1f} | "
+                    f"{len(cpu)} | {wrong} |")
+    return rows, bad
+
+
 def _ceiling_kernel():
     import cupy
 
@@ -338,7 +372,13 @@ def main(argv=None):
     ap.add_argument("--out", default=str(RESULT))
     ap.add_argument("--ncu", action="store_true", help="also count instructions per cell (ncu)")
     ap.add_argument("--profile-launches", nargs=2, metavar=("L", "JSON"), help=argparse.SUPPRESS)
+    ap.add_argument("--only-dc", action="store_true",
+                    help="only the divide-and-conquer tracebacks (printed, no file written)")
     args = ap.parse_args(argv)
+    if args.only_dc:
+        rows, bad = dc_rates(np.random.default_rng(2026_11_27), args.quick)
+        print("\n".join(DC_HEAD + rows))
+        return 1 if bad else 0
     if args.profile_launches:
         profile_launches(int(args.profile_launches[0]), args.profile_launches[1])
         return 0
@@ -381,6 +421,12 @@ def main(argv=None):
     print("\n".join(t), flush=True)
     if args.out:
         Path(args.out).write_text("\n".join(lines + g) + "\n")
+    rows, bad = dc_rates(rng, args.quick)
+    g += DC_HEAD + rows + [""]
+    print("\n".join(DC_HEAD + rows), flush=True)
+    if bad:
+        print(f"FAILED: {bad} GPU alignments differ from the CPU", file=sys.stderr)
+        return 1
     c = ["## CPU (all cores; cells per second)", "", "| what | L | triplets | cells/s |",
          "|---|---|---:|---:|"] + cpu_rates(rng, args.quick)
     print("\n".join(c), flush=True)

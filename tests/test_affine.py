@@ -405,3 +405,51 @@ def test_batch_rescoring_is_the_sum_of_pairs_definition():
                               np.concatenate(moves), off, sc.table, np.int64(go), np.int64(ge),
                               got)
         assert got.tolist() == [sc.sum_of_pairs(r) for r in rows]
+
+
+# -- the divide and conquer with its sweeps and cubes on the GPU -----------------------
+
+@pytest.mark.gpu
+def test_gpu_sweeps_and_cubes_of_subproblems_equal_cpu(gpu_memory):
+    """The two kinds of request of ``_affine.global_steps``, with random start states,
+    closed faces and following states, answered on the GPU and on the CPU."""
+    from trimsa.triplet import _gpu_affine
+
+    rng = np.random.default_rng(21)
+    sc = Scoring.dna(gap_open=-3, gap_extend=-1)
+    sweeps, cubes = [], []
+    for _ in range(60):
+        x, y, z = (rng.integers(0, 15, int(rng.integers(1, 50))).astype(np.uint8)
+                   for _ in range(3))
+        init, forbid = int(rng.integers(0, _affine.NS)), int(rng.integers(0, 8))
+        sweeps.append((x, y, z, init, forbid))
+        cubes.append((x, y, z, init, forbid, int(rng.integers(0, _affine.NS))))
+    gpu = _gpu_affine._last_states(sweeps, sc, 0.5)
+    for (x, y, z, init, forbid), F in zip(sweeps, gpu):
+        want = _affine.last_states(x, y, z, sc.table, np.int32(-3), np.int32(-1), init, forbid)
+        assert np.array_equal(F, want)
+    for (x, y, z, init, forbid, r_out), (value, moves, es) in zip(
+            cubes, _gpu_affine._traced_cubes(cubes, sc, 0.5)):
+        v, _, mv, e, n = _affine.align_cube(x, y, z, sc.table, np.int32(-3), np.int32(-1), 0,
+                                            init, forbid,
+                                            _affine.bonus_table(-3)[:, r_out].astype(np.int64))
+        if n < 0:   # no path from that start state (every face closed): nothing to compare
+            continue
+        assert (value, es) == (int(v), int(e)) and np.array_equal(moves, mv)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("gaps", [(-3, -1), (-8, -1), (-1, -2)])
+def test_gpu_global_tracebacks_beyond_the_full_cube_equal_cpu(gaps, gpu_memory):
+    """Cubes beyond ``CUBE_CELLS`` (here 3 x 170 .. 260 residues) on the GPU: the CPU's
+    divide and conquer, row for row."""
+    from trimsa.io import as_sequence_set
+
+    rng = np.random.default_rng(sum(gaps) + 40)
+    seqs = as_sequence_set(_random_strings(rng, rng.integers(170, 260, 6), "ACGTN"), "dna")
+    trip = np.array([[0, 1, 2], [3, 4, 5], [0, 3, 5], [5, 1, 0]])
+    sc = Scoring.dna(gap_open=gaps[0], gap_extend=gaps[1])
+    gpu = trimsa.align_triplets(seqs, trip, scoring=sc, device="gpu")
+    cpu = trimsa.align_triplets(seqs, trip, scoring=sc, device="cpu")
+    for g, c in zip(gpu, cpu):
+        assert (g.rows, g.score) == (c.rows, c.score)

@@ -119,7 +119,12 @@ __device__ __forceinline__ void tile_layers(const int* b, int la, int j0, int k0
     ie = min(last_at_most(b, 0, la, j0 + TJ - 1), last_at_most(b, 2, la, k0 + 31));
 }
 
-template <int TJ, bool TRACE, bool BAND>
+// Subproblems of the divide and conquer (SUB, global): item `item` starts in state
+// sub_if[2 item] at the origin, and the faces of bits sub_if[2 item + 1] (1: i = 0,
+// 2: j = 0, 4: k = 0) are closed after it (as _affine's init and forbid). Without
+// TRACE the states of every cell of the last layer go to lastbuf + last_off[item] +
+// (j (lc + 1) + k) 13 (_affine.last_states); with TRACE the far corner's 13 states.
+template <int TJ, bool TRACE, bool BAND, bool SUB>
 __global__ void __launch_bounds__(128)
 affine_score(const unsigned char* __restrict__ codes,
              const long long* __restrict__ offsets,
@@ -136,7 +141,10 @@ affine_score(const unsigned char* __restrict__ codes,
              long long* __restrict__ where,
              const int* __restrict__ band,
              const long long* __restrict__ band_off,
-             const long long* __restrict__ lay_off)
+             const long long* __restrict__ lay_off,
+             const int* __restrict__ sub_if,
+             int* __restrict__ lastbuf,
+             const long long* __restrict__ last_off)
 {
     __shared__ int sub_s[32 * 32];
     for (int x = threadIdx.x; x < KP * KP; x += blockDim.x) sub_s[(x / KP) * 32 + x % KP] = subtab[x];
@@ -163,6 +171,9 @@ affine_score(const unsigned char* __restrict__ codes,
         long long bidx = 0x7fffffffffffffffll;
         unsigned long long* P = TRACE ? ptr + ptr_off[item] : nullptr;
         const int* bd = BAND ? band + 4 * band_off[item] : nullptr;
+        const int init = SUB ? sub_if[2 * item] : 0;
+        const int forbid = SUB ? sub_if[2 * item + 1] : 0;
+        int* last = SUB ? lastbuf + last_off[item] : nullptr;
         const long long* lo_ = BAND ? lay_off + band_off[item] : nullptr;
 
         for (int j0 = 0; j0 <= lb; j0 += TJ) {
@@ -279,10 +290,13 @@ affine_score(const unsigned char* __restrict__ codes,
                                 int S[NSTATE];
                                 const bool fresh = (mode == 0) ? (i == 0 && j == 0 && k == 0)
                                                                : (i == 0 || j == 0 || k == 0);
-                                if (fresh) {
+                                const bool closed = SUB && !fresh
+                                                    && (((forbid & 1) && i == 0) || ((forbid & 2) && j == 0)
+                                                        || ((forbid & 4) && k == 0));
+                                if (fresh || closed) {
 #pragma unroll
                                     for (int s = 0; s < NSTATE; ++s) S[s] = NEG;
-                                    S[0] = 0;
+                                    if (fresh) S[init] = 0;
                                 } else {
                                     const int sab = sub_s[ai * 32 + bres[r]];
                                     S[0] = nt[r] + sab + sac + sbc[r];
@@ -299,6 +313,11 @@ affine_score(const unsigned char* __restrict__ codes,
                                     S[11] = cfc[r + 1][1] + e2;
                                     S[12] = cfc[r + 1][2] + e2;
                                     if (mode == 2) S[0] = mx(S[0], 0);
+                                }
+                                if (SUB && i == la && (!TRACE || (j == lb && k == lc))) {
+                                    int* dst = TRACE ? last : last + ((long long)j * (lc + 1) + k) * NSTATE;
+#pragma unroll
+                                    for (int s = 0; s < NSTATE; ++s) dst[s] = S[s];
                                 }
                                 if (TRACE) {
                                     int K[NSTATE], XK[NSTATE];
@@ -412,8 +431,12 @@ extern "C" __global__ void affine_trace(const unsigned long long* __restrict__ p
                                         int n, int mode,
                                         unsigned char* __restrict__ moves,
                                         const long long* __restrict__ move_off,
-                                        int* __restrict__ res)
+                                        int* __restrict__ res,
+                                        const int* __restrict__ state_in)   // (n, 2) or null
 {
+    // state_in (subproblems, global): the end state to trace from, and the state the
+    // path must start in at the origin; without it, the lowest-numbered best end state
+    // (pointer field 0) and state 0.
     const int t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= n) return;
     const int la = dims[3 * t], lb = dims[3 * t + 1], lc = dims[3 * t + 2];
@@ -424,12 +447,13 @@ extern "C" __global__ void affine_trace(const unsigned long long* __restrict__ p
     int k = (int)(idx % nc);
     int j = (int)((idx / nc) % nb);
     int i = (int)(idx / (nc * nb));
-    int s = (int)(P[trace_index(i, j, k, la, lb)] & 15ull);
+    int s = state_in ? state_in[2 * t] : (int)(P[trace_index(i, j, k, la, lb)] & 15ull);
+    const int init = state_in ? state_in[2 * t + 1] : 0;
     int count = 0;
     const int cap = la + lb + lc;
     for (;;) {
         if (mode == 0 && i == 0 && j == 0 && k == 0) {
-            if (s != 0) count = -1;
+            if (s != init) count = -1;
             break;
         }
         if (mode != 0 && (i == 0 || j == 0 || k == 0)) break;

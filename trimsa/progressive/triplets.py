@@ -30,7 +30,7 @@ from .consistency import POSTERIOR_FLOOR, Library
 DEFAULT_THIRDS = 2
 DEFAULT_WIDTH = 16
 #: Most cells (of the bands) the triplet alignments of one alignment may take, per
-#: device (about 100 s on 2 cores, 3-30 s on an H100: ``eval/results/bench_band_h100.md``);
+#: device (about 100-400 s on 2 cores, 3-30 s on an H100: ``eval/results/bench_band_h100.md``);
 #: with more, fewer third sequences per pair.
 TRIPLET_CELLS = {"cpu": 1e10, "gpu": 1e11}
 

@@ -705,6 +705,61 @@ def _frame(order):
     return _PERMS[key]
 
 
+def global_steps(a, b, c, o, e, s_in=FRESH, r_out=FRESH, forbid=0):
+    """The divide and conquer of :func:`global_moves` as a generator of the work it needs.
+
+    It yields ``("cube", (a, b, c, s_in, forbid, r_out))`` for a cube traced in full,
+    to be answered with ``(value, moves, final state)`` (:func:`align_cube` with the
+    bonus of ``r_out``), and ``("states", (fwd, rev))`` for a split, each sweep
+    ``(x, y, z, init, forbid)``, to be answered with their last layers' states
+    (:func:`last_states`); it returns ``(moves, final state, optimum)``. The CPU
+    (:func:`global_moves`) and the GPU (``_gpu_affine.align_global``) answer the same
+    requests, so they return the same alignments.
+    """
+    la, lb, lc = len(a), len(b), len(c)
+    if (la + 1) * (lb + 1) * (lc + 1) <= CUBE_CELLS or max(la, lb, lc) <= 1:
+        value, moves, es = yield "cube", (a, b, c, s_in, forbid, r_out)
+        return moves, int(es), int(value)
+    bonus = bonus_table(o)
+    order = np.argsort([-la, -lb, -lc], kind="stable")
+    fwd, back = _frame(order)
+    x, y, z = ((a, b, c)[q] for q in order)
+    fb = sum(1 << d for d in range(3) if forbid >> int(order[d]) & 1)
+    mid = len(x) // 2
+    F, R = yield "states", ((x[:mid], y, z, int(fwd[s_in]), fb),
+                            (x[mid:][::-1].copy(), y[::-1].copy(), z[::-1].copy(),
+                             int(fwd[r_out]), 0))
+    value, j, k, s, r = best_join(F, R, bonus)
+    left, x1, _ = yield from global_steps(x[:mid], y[:j], z[:k], o, e, int(fwd[s_in]), int(r),
+                                          fb)
+    fr = (2 if fb & 2 and j == 0 else 0) | (4 if fb & 4 and k == 0 else 0)
+    right, x2, _ = yield from global_steps(x[mid:], y[j:], z[k:], o, e, x1, int(fwd[r_out]), fr)
+    moves = np.concatenate([left, right])
+    out = np.zeros_like(moves)
+    for src, dst in enumerate(order):
+        out |= (((moves >> src) & 1) << int(dst)).astype(np.uint8)
+    return out, int(back[x2]), int(value)
+
+
+def cube_answer(corner, o, r_out) -> tuple:
+    """``(value, final state)`` of a cube traced in full for a ``"cube"`` request: the
+    state ``q`` with the best ``corner[q] + bonus`` for ``r_out`` (the lowest on ties)."""
+    v = corner.astype(np.int64) + bonus_table(o)[:, r_out]
+    es = int(np.argmax(v))
+    return int(v[es]), es
+
+
+def drive(gen, answer):
+    """Run :func:`global_steps` generator ``gen``, answering each request with
+    ``answer(kind, args)``; returns what ``gen`` returns."""
+    try:
+        request = next(gen)
+        while True:
+            request = gen.send(answer(*request))
+    except StopIteration as stop:
+        return stop.value
+
+
 def global_moves(a, b, c, sub, o, e, s_in=FRESH, r_out=FRESH, forbid=0):
     """``(moves, final state, optimum)`` of an optimal global alignment.
 
@@ -715,33 +770,22 @@ def global_moves(a, b, c, sub, o, e, s_in=FRESH, r_out=FRESH, forbid=0):
     the middle: the best ``F[s] + R[r] + bonus[s, r]`` over the middle layer
     (forward states of the prefix, reversed states of the suffix) is a cell
     of an optimal path, and the halves are solved the same way (quadratic
-    memory). The optimum includes the bonus for runs continuing into ``r_out``.
+    memory; :func:`global_steps`). The optimum includes the bonus for runs
+    continuing into ``r_out``.
     """
-    la, lb, lc = len(a), len(b), len(c)
-    bonus = bonus_table(o)
-    if (la + 1) * (lb + 1) * (lc + 1) <= CUBE_CELLS or max(la, lb, lc) <= 1:
-        value, _, moves, es, n = align_cube(a, b, c, sub, np.int32(o), np.int32(e), 0, s_in,
-                                            forbid, bonus[:, r_out].astype(np.int64))
-        if n < 0:
-            raise AssertionError("internal error: affine traceback left the optimal path")
-        return moves, int(es), int(value)
-    order = np.argsort([-la, -lb, -lc], kind="stable")
-    fwd, back = _frame(order)
-    x, y, z = ((a, b, c)[q] for q in order)
-    fb = sum(1 << d for d in range(3) if forbid >> int(order[d]) & 1)
-    mid = len(x) // 2
-    F = last_states(x[:mid], y, z, sub, np.int32(o), np.int32(e), int(fwd[s_in]), fb)
-    R = last_states(x[mid:][::-1].copy(), y[::-1].copy(), z[::-1].copy(), sub, np.int32(o),
-                    np.int32(e), int(fwd[r_out]), 0)
-    value, j, k, s, r = best_join(F, R, bonus)
-    left, x1, _ = global_moves(x[:mid], y[:j], z[:k], sub, o, e, int(fwd[s_in]), int(r), fb)
-    fr = (2 if fb & 2 and j == 0 else 0) | (4 if fb & 4 and k == 0 else 0)
-    right, x2, _ = global_moves(x[mid:], y[j:], z[k:], sub, o, e, x1, int(fwd[r_out]), fr)
-    moves = np.concatenate([left, right])
-    out = np.zeros_like(moves)
-    for src, dst in enumerate(order):
-        out |= (((moves >> src) & 1) << int(dst)).astype(np.uint8)
-    return out, int(back[x2]), int(value)
+    o32, e32 = np.int32(o), np.int32(e)
+
+    def answer(kind, args):
+        if kind == "cube":
+            a1, b1, c1, s1, f1, r1 = args
+            value, _, moves, es, n = align_cube(a1, b1, c1, sub, o32, e32, 0, s1, f1,
+                                                bonus_table(o)[:, r1].astype(np.int64))
+            if n < 0:
+                raise AssertionError("internal error: affine traceback left the optimal path")
+            return value, moves, es
+        return tuple(last_states(x, y, z, sub, o32, e32, init, fb) for x, y, z, init, fb in args)
+
+    return drive(global_steps(a, b, c, o, e, s_in, r_out, forbid), answer)
 
 
 def align(a, b, c, sub, o, e, mode):

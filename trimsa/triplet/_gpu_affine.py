@@ -34,8 +34,11 @@ _NULL = np.uint64(0)
 
 
 #: The score kernel's instantiations: score only, pointer words, banded pointer words.
-_NAMES = {"score": f"affine_score<{TJ}, false, false>", "trace": f"affine_score<{TJ}, true, false>",
-          "band": f"affine_score<{TJ}, true, true>"}
+_NAMES = {"score": f"affine_score<{TJ}, false, false, false>",
+          "trace": f"affine_score<{TJ}, true, false, false>",
+          "band": f"affine_score<{TJ}, true, true, false>",
+          "states": f"affine_score<{TJ}, false, false, true>",
+          "subtrace": f"affine_score<{TJ}, true, false, true>"}
 
 
 def _function(kind: str = "score"):
@@ -59,6 +62,48 @@ def _function(kind: str = "score"):
         trace = mod.get_function("affine_trace_band" if kind == "band" else "affine_trace")
         _FUNCTIONS[key] = (fn, per_sm * sms * WARPS_PER_BLOCK, trace)
     return _FUNCTIONS[key]
+
+
+def _launch(fn, resident_warps, n, d_codes, d_off, d_trip, d_sub, K, sc, mode, jwords, kwords,
+            trace=(_NULL, _NULL, _NULL), band=(_NULL, _NULL, _NULL), sub=(_NULL, _NULL, _NULL)):
+    """Launch score kernel ``fn`` on ``n`` items (as many warps as are resident, at most
+    one per item), with its face buffers; ``trace``: pointer words, their offsets and
+    the end cells; ``band``: rows, their first row per item, layer offsets; ``sub``:
+    init/forbid per item, the states' buffer and its offsets. Returns the scores."""
+    import cupy
+
+    warps = min(resident_warps, n)
+    blocks = max(1, -(-warps // WARPS_PER_BLOCK))
+    nwarps = blocks * WARPS_PER_BLOCK
+    d_j = cupy.empty(nwarps * jwords, dtype=np.int32)
+    d_k = cupy.empty(nwarps * kwords, dtype=np.int32)
+    d_out = cupy.empty(n, dtype=np.int64)
+    d_next = cupy.zeros(1, dtype=np.int32)
+    fn((blocks,), (32 * WARPS_PER_BLOCK,),
+       (d_codes, d_off, d_trip, np.int32(n), d_sub, np.int32(K), np.int32(sc.gap_open),
+        np.int32(sc.gap_extend), np.int32(mode), d_j, np.int64(jwords), d_k, np.int64(kwords),
+        d_out, d_next, *trace, *band, *sub))
+    return d_out
+
+
+def _batches(need, per_warp, resident_warps, budget, too_large):
+    """``(lo, hi)`` ranges of items taken in order while their ``need`` (bytes) and the
+    face buffers of their warps fit ``budget``; an item that alone does not is
+    ``too_large(i)`` (a :class:`MemoryError`)."""
+    lo = 0
+    T = len(need)
+    while lo < T:
+        hi = lo
+        used = 0
+        while hi < T:
+            if used + need[hi] + min(resident_warps, hi - lo + 1) * per_warp > budget:
+                break
+            used += need[hi]
+            hi += 1
+        if hi == lo:
+            raise too_large(lo)
+        yield lo, hi
+        lo = hi
 
 
 def order(lengths, trip):
@@ -109,22 +154,12 @@ def score_triplets(seqs, trip, mode: int, scoring, *, out, mem_fraction: float =
                           f"lengths {la} x {lc}, more than {mem_fraction:.0%} of the free "
                           f"{free} bytes")
     warps = min(resident_warps, budget_warps, T)
-    blocks = max(1, warps // WARPS_PER_BLOCK) if warps >= WARPS_PER_BLOCK else 1
-    nwarps = blocks * WARPS_PER_BLOCK
-    jwords = jface_words(la, lc)
-    kwords = (la + 1) * (TJ + 1) * FACE_WORDS
-    d_codes = cupy.asarray(seqs.codes)
-    d_off = cupy.asarray(seqs.offsets.astype(np.int64))
-    d_trip = cupy.asarray(tri)
-    d_sub = cupy.asarray(np.ascontiguousarray(scoring.table, dtype=np.int32))
-    d_j = cupy.empty(nwarps * jwords, dtype=np.int32)
-    d_k = cupy.empty(nwarps * kwords, dtype=np.int32)
-    d_out = cupy.empty(T, dtype=np.int64)
-    d_next = cupy.zeros(1, dtype=np.int32)
-    fn((blocks,), (32 * WARPS_PER_BLOCK,),
-       (d_codes, d_off, d_trip, np.int32(T), d_sub, np.int32(K), np.int32(scoring.gap_open),
-        np.int32(scoring.gap_extend), np.int32(mode), d_j, np.int64(jwords), d_k,
-        np.int64(kwords), d_out, d_next, _NULL, _NULL, _NULL, _NULL, _NULL, _NULL))
+    warps = max(1, warps // WARPS_PER_BLOCK) * WARPS_PER_BLOCK if warps >= WARPS_PER_BLOCK \
+        else WARPS_PER_BLOCK
+    d_out = _launch(fn, warps, T, cupy.asarray(seqs.codes),
+                    cupy.asarray(seqs.offsets.astype(np.int64)), cupy.asarray(tri),
+                    cupy.asarray(np.ascontiguousarray(scoring.table, dtype=np.int32)), K, scoring,
+                    mode, jface_words(la, lc), (la + 1) * (TJ + 1) * FACE_WORDS)
     res = cupy.asnumpy(d_out)
     out[perm] = res
     return out
@@ -206,37 +241,33 @@ def align_triplets(seqs, trip, mode: int, scoring, *, mem_fraction: float = MEM_
     lc_max = int(lens[:, 2].max())
     jwords = jface_words(la_max, lc_max)
     kwords = (la_max + 1) * (TJ + 1) * FACE_WORDS
-    lo = 0
-    while lo < T:
-        # the largest cubes first; a batch takes cubes while they and the buffers fit
-        hi = lo
-        used = 0
-        while hi < T:
-            need = 8 * int(cells[order_[hi]]) + 64 * 3 + 4 * 3
-            warps = min(resident_warps, hi - lo + 1)
-            if used + need + warps * per_warp > budget:
-                break
-            used += need
-            hi += 1
-        if hi == lo:
-            t = int(order_[lo])
-            raise MemoryError(
-                f"an affine GPU traceback of lengths {tuple(int(x) for x in lens[t])} needs "
-                f"{8 * int(cells[t]) + per_warp} bytes of device memory, more than "
-                f"{budget} bytes ({mem_fraction:.0%} of the free {free} bytes, at most "
-                f"{TRACE_BATCH_BYTES})")
+    def too_large(q):
+        t = int(order_[q])
+        return MemoryError(
+            f"an affine GPU traceback of lengths {tuple(int(x) for x in lens[t])} needs "
+            f"{8 * int(cells[t]) + per_warp} bytes of device memory, more than "
+            f"{budget} bytes ({mem_fraction:.0%} of the free {free} bytes, at most "
+            f"{TRACE_BATCH_BYTES})")
+
+    # the largest cubes first; a batch takes cubes while they and the buffers fit
+    need = [8 * int(cells[t]) + 64 * 3 + 4 * 3 for t in order_]
+    for lo, hi in _batches(need, per_warp, resident_warps, budget, too_large):
         part = order_[lo:hi]
-        _trace_batch(fn, resident_warps, trace_fn, seqs, trip[part], lens[part], cells[part],
+        _trace_batch(fn, resident_warps, trace_fn, trip[part], lens[part], cells[part],
                      mode, K, scoring, d_codes, d_off, d_sub, jwords, kwords,
                      part, scores, boxes, moves)
         # hand the batch's cubes back, so that the next one finds them free
         cupy.get_default_memory_pool().free_all_blocks()
-        lo = hi
     return scores, boxes, moves
 
 
-def _trace_batch(fn, resident_warps, trace_fn, seqs, tri, lens, cells, mode, K, scoring,
-                 d_codes, d_off, d_sub, jwords, kwords, where_to, scores, boxes, moves):
+def _trace_batch(fn, resident_warps, trace_fn, tri, lens, cells, mode, K, scoring,
+                 d_codes, d_off, d_sub, jwords, kwords, where_to, scores, boxes, moves,
+                 sub=None):
+    """Trace one batch; ``sub``: ``(sub_if, ends)`` for subproblems of the divide and
+    conquer (global): their init/forbid (``(n, 2)``), and ``ends(corners)``, which gives
+    from the far corners' states (``(n, 13)``) the end state to trace from of each and
+    the state it must start in (``(n, 2)``)."""
     import cupy
 
     n = tri.shape[0]
@@ -245,29 +276,27 @@ def _trace_batch(fn, resident_warps, trace_fn, seqs, tri, lens, cells, mode, K, 
     span = lens.sum(axis=1)
     move_off = np.zeros(n + 1, dtype=np.int64)
     move_off[1:] = np.cumsum(span)
-    warps = min(resident_warps, n)
-    blocks = max(1, -(-warps // WARPS_PER_BLOCK))
-    nwarps = blocks * WARPS_PER_BLOCK
-    d_trip = cupy.asarray(tri)
-    d_j = cupy.empty(nwarps * jwords, dtype=np.int32)
-    d_k = cupy.empty(nwarps * kwords, dtype=np.int32)
-    d_out = cupy.empty(n, dtype=np.int64)
-    d_next = cupy.zeros(1, dtype=np.int32)
     d_ptr = cupy.empty(int(ptr_off[-1]), dtype=np.uint64)
     d_ptr_off = cupy.asarray(ptr_off)
     d_where = cupy.empty(n, dtype=np.int64)
-    fn((blocks,), (32 * WARPS_PER_BLOCK,),
-       (d_codes, d_off, d_trip, np.int32(n), d_sub, np.int32(K), np.int32(scoring.gap_open),
-        np.int32(scoring.gap_extend), np.int32(mode), d_j, np.int64(jwords), d_k,
-        np.int64(kwords), d_out, d_next, d_ptr, d_ptr_off, d_where, _NULL, _NULL, _NULL))
-    del d_j, d_k
+    subs = (_NULL, _NULL, _NULL)
+    if sub is not None:
+        d_corner = cupy.empty(13 * n, dtype=np.int32)
+        subs = (cupy.asarray(np.ascontiguousarray(sub[0], np.int32)), d_corner,
+                cupy.asarray(13 * np.arange(n, dtype=np.int64)))
+    d_out = _launch(fn, resident_warps, n, d_codes, d_off, cupy.asarray(tri), d_sub, K,
+                    scoring, mode, jwords, kwords, trace=(d_ptr, d_ptr_off, d_where), sub=subs)
+    state_in = _NULL
+    if sub is not None:
+        state_in = cupy.asarray(np.ascontiguousarray(
+            sub[1](cupy.asnumpy(d_corner).reshape(n, 13)), np.int32))
     d_dims = cupy.asarray(np.ascontiguousarray(lens, dtype=np.int32))
     d_moves = cupy.empty(max(1, int(move_off[-1])), dtype=np.uint8)
     d_res = cupy.empty(4 * n, dtype=np.int32)
     threads = 128
     trace_fn((-(-n // threads),), (threads,),
              (d_ptr, d_ptr_off, d_dims, d_where, np.int32(n), np.int32(mode), d_moves,
-              cupy.asarray(move_off), d_res))
+              cupy.asarray(move_off), d_res, state_in))
     del d_ptr   # the next batch reuses this memory from the pool
     res = cupy.asnumpy(d_res).reshape(n, 4)
     where = cupy.asnumpy(d_where)
@@ -324,44 +353,27 @@ def align_banded(seqs, trip, rows, band_off, sc, *, mem_fraction: float = MEM_FR
     d_lay = cupy.asarray(lay_off.astype(np.int64))
     jwords = jface_words(int(lens[:, 0].max()), int(lens[:, 2].max())) if T else 0
     kwords = (int(lens[:, 0].max()) + 1) * (TJ + 1) * FACE_WORDS if T else 0
-    lo = 0
-    while lo < T:
-        hi = lo
-        used = 0
-        while hi < T:
-            need = 8 * int(cells[hi]) + 64
-            if used + need + min(resident_warps, hi - lo + 1) * per_warp > budget:
-                break
-            used += need
-            hi += 1
-        if hi == lo:
-            raise MemoryError(
-                f"a banded affine GPU traceback of lengths {tuple(int(x) for x in lens[lo])} "
-                f"needs {8 * int(cells[lo]) + per_warp} bytes of device memory, more than "
-                f"{budget} bytes ({mem_fraction:.0%} of the free {free} bytes)")
+    def too_large(q):
+        return MemoryError(
+            f"a banded affine GPU traceback of lengths {tuple(int(x) for x in lens[q])} "
+            f"needs {8 * int(cells[q]) + per_warp} bytes of device memory, more than "
+            f"{budget} bytes ({mem_fraction:.0%} of the free {free} bytes)")
+
+    for lo, hi in _batches([8 * int(c) + 64 for c in cells], per_warp, resident_warps, budget,
+                           too_large):
         n = hi - lo
         ptr_off = np.zeros(n + 1, dtype=np.int64)
         ptr_off[1:] = np.cumsum(cells[lo:hi])
         span = lens[lo:hi].sum(axis=1)
         move_off = np.zeros(n + 1, dtype=np.int64)
         move_off[1:] = np.cumsum(span)
-        warps = min(resident_warps, n)
-        blocks = max(1, -(-warps // WARPS_PER_BLOCK))
-        nwarps = blocks * WARPS_PER_BLOCK
-        d_j = cupy.empty(nwarps * jwords, dtype=np.int32)
-        d_k = cupy.empty(nwarps * kwords, dtype=np.int32)
-        d_out = cupy.empty(n, dtype=np.int64)
-        d_next = cupy.zeros(1, dtype=np.int32)
         d_ptr = cupy.empty(max(1, int(ptr_off[-1])), dtype=np.uint64)
         d_ptr_off = cupy.asarray(ptr_off)
-        d_where = cupy.empty(n, dtype=np.int64)
         d_boff = cupy.asarray(band_off[lo:hi].astype(np.int64))
-        fn((blocks,), (32 * WARPS_PER_BLOCK,),
-           (d_codes, d_off, cupy.asarray(trip[lo:hi]), np.int32(n), d_sub, np.int32(K),
-            np.int32(sc.gap_open), np.int32(sc.gap_extend), np.int32(0), d_j, np.int64(jwords),
-            d_k, np.int64(kwords), d_out, d_next, d_ptr, d_ptr_off, d_where, d_rows, d_boff,
-            d_lay))
-        del d_j, d_k
+        d_out = _launch(fn, resident_warps, n, d_codes, d_off, cupy.asarray(trip[lo:hi]), d_sub,
+                        K, sc, 0, jwords, kwords,
+                        trace=(d_ptr, d_ptr_off, cupy.empty(n, dtype=np.int64)),
+                        band=(d_rows, d_boff, d_lay))
         d_moves = cupy.empty(max(1, int(move_off[-1])), dtype=np.uint8)
         d_res = cupy.empty(4 * n, dtype=np.int32)
         threads = 128
@@ -379,8 +391,163 @@ def align_banded(seqs, trip, rows, band_off, sc, *, mem_fraction: float = MEM_FR
             # the kernel writes the moves last first
             parts.append(mv[move_off[q]:move_off[q] + res[q, 0]][::-1])
         cupy.get_default_memory_pool().free_all_blocks()
-        lo = hi
     moves = np.concatenate(parts) if parts else np.zeros(0, np.uint8)
     move_off = np.zeros(T + 1, dtype=np.int64)
     move_off[1:] = np.cumsum(counts)
     return scores, moves, move_off
+
+
+def _pack(parts):
+    """Code arrays ``parts`` (three per item) as one device array, their offsets and the
+    items' index triples ``(3 q, 3 q + 1, 3 q + 2)``."""
+    import cupy
+
+    lengths = np.array([p.size for p in parts], dtype=np.int64)
+    offsets = np.zeros(lengths.size + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum(lengths)
+    flat = np.concatenate(parts).astype(np.uint8) if parts else np.zeros(0, np.uint8)
+    n = len(parts) // 3
+    trip = np.arange(3 * n, dtype=np.int32).reshape(n, 3)
+    return (cupy.asarray(flat if flat.size else np.zeros(1, np.uint8)), cupy.asarray(offsets),
+            trip, lengths[trip])
+
+
+def _last_states(sweeps, sc, mem_fraction):
+    """``_affine.last_states`` of every sweep ``(x, y, z, init, forbid)`` (global) on the
+    GPU: ``(len(y) + 1, len(z) + 1, 13)`` int32 arrays, bit for bit the CPU's."""
+    import cupy
+
+    K = _check_alphabet(sc)
+    fn, resident_warps, _ = _function("states")
+    d_sub = cupy.asarray(np.ascontiguousarray(sc.table, dtype=np.int32))
+    lens = np.array([[len(w[0]), len(w[1]), len(w[2])] for w in sweeps], dtype=np.int64)
+    size = (lens[:, 1] + 1) * (lens[:, 2] + 1) * 13
+    per_warp = warp_bytes(int(lens[:, 0].max()), int(lens[:, 2].max()))
+    free = _free_bytes()
+    budget = int(free * mem_fraction)
+
+    def too_large(q):
+        return MemoryError(f"an affine GPU sweep of lengths {tuple(int(x) for x in lens[q])} "
+                           f"needs {4 * int(size[q]) + per_warp} bytes of device memory, "
+                           f"more than {budget} bytes")
+
+    out = []
+    for lo, hi in _batches([4 * int(x) + 64 for x in size], per_warp, resident_warps, budget,
+                           too_large):
+        part = sweeps[lo:hi]
+        d_codes, d_off, trip, plens = _pack([a for w in part for a in w[:3]])
+        last_off = np.zeros(hi - lo + 1, dtype=np.int64)
+        last_off[1:] = np.cumsum(size[lo:hi])
+        d_last = cupy.empty(max(1, int(last_off[-1])), dtype=np.int32)
+        sub_if = np.array([[w[3], w[4]] for w in part], dtype=np.int32)
+        la, lc = int(plens[:, 0].max()), int(plens[:, 2].max())
+        _launch(fn, resident_warps, hi - lo, d_codes, d_off, cupy.asarray(trip), d_sub, K, sc, 0,
+                jface_words(la, lc), (la + 1) * (TJ + 1) * FACE_WORDS,
+                sub=(cupy.asarray(sub_if), d_last, cupy.asarray(last_off)))
+        got = cupy.asnumpy(d_last)
+        for q in range(hi - lo):
+            out.append(got[last_off[q]:last_off[q + 1]].reshape(int(plens[q, 1]) + 1,
+                                                                int(plens[q, 2]) + 1, 13))
+        cupy.get_default_memory_pool().free_all_blocks()
+    return out
+
+
+def _traced_cubes(cubes, sc, mem_fraction):
+    """The ``"cube"`` requests of ``_affine.global_steps`` (``(a, b, c, s_in, forbid,
+    r_out)``) on the GPU: ``(value, moves, final state)`` each, as ``align_cube``."""
+    import cupy
+
+    from . import _affine
+
+    K = _check_alphabet(sc)
+    fn, resident_warps, trace_fn = _function("subtrace")
+    d_sub = cupy.asarray(np.ascontiguousarray(sc.table, dtype=np.int32))
+    lens = np.array([[len(c[0]), len(c[1]), len(c[2])] for c in cubes], dtype=np.int64)
+    cells = trace_words(lens)
+    per_warp = warp_bytes(int(lens[:, 0].max()), int(lens[:, 2].max()))
+    free = _free_bytes()
+    budget = min(int(free * mem_fraction), TRACE_BATCH_BYTES)
+    out = [None] * len(cubes)
+
+    def too_large(q):
+        return MemoryError(f"an affine GPU traceback of lengths "
+                           f"{tuple(int(x) for x in lens[q])} needs "
+                           f"{8 * int(cells[q]) + per_warp} bytes of device memory, more "
+                           f"than {budget} bytes")
+
+    o = int(sc.gap_open)
+    for lo, hi in _batches([8 * int(c) + 256 for c in cells], per_warp, resident_warps,
+                           budget, too_large):
+        part = cubes[lo:hi]
+        n = hi - lo
+        d_codes, d_off, trip, plens = _pack([a for c in part for a in c[:3]])
+        la, lc = int(plens[:, 0].max()), int(plens[:, 2].max())
+        values = np.empty(n, dtype=np.int64)
+        finals = np.empty(n, dtype=np.int64)
+
+        def ends(corners):
+            st = np.empty((n, 2), dtype=np.int32)
+            for q, c in enumerate(part):
+                values[q], finals[q] = _affine.cube_answer(corners[q], o, c[5])
+                st[q] = (finals[q], c[3])
+            return st
+
+        scores = np.empty(n, dtype=np.int64)
+        boxes = np.empty((n, 6), dtype=np.int64)
+        moves = [None] * n
+        _trace_batch(fn, resident_warps, trace_fn, trip, plens, cells[lo:hi], 0, K, sc, d_codes,
+                     d_off, d_sub, jface_words(la, lc), (la + 1) * (TJ + 1) * FACE_WORDS,
+                     np.arange(n), scores, boxes, moves,
+                     sub=(np.array([[c[3], c[4]] for c in part]), ends))
+        for q in range(n):
+            out[lo + q] = (int(values[q]), moves[q], int(finals[q]))
+        cupy.get_default_memory_pool().free_all_blocks()
+    return out
+
+
+def align_global(triplets, sc, *, mem_fraction: float = MEM_FRACTION) -> list:
+    """Optimal global alignments of ``triplets`` (``(a, b, c)`` code arrays, any size)
+    by the divide and conquer of ``_affine.global_steps``, its sweeps and its cubes on
+    the GPU, all the triplets' requests of a round in one batch: ``[(moves, score)]``,
+    bit for bit ``_affine.global_moves``. Sweeps or cubes with an empty sequence are
+    done on the CPU (the kernels take sequences of one residue or more)."""
+    from . import _affine
+
+    o, e = int(sc.gap_open), int(sc.gap_extend)
+    gens = [_affine.global_steps(a, b, c, o, e) for a, b, c in triplets]
+    pending = {q: next(g) for q, g in enumerate(gens)}
+    done = [None] * len(gens)
+    sub = sc.table
+    while pending:
+        answers = {}
+        cubes = [(q, r[1]) for q, r in pending.items() if r[0] == "cube"]
+        sweeps = [(q, r[1]) for q, r in pending.items() if r[0] == "states"]
+        gpu_cubes = [(q, a) for q, a in cubes if min(len(a[0]), len(a[1]), len(a[2])) > 0]
+        for q, a in cubes:
+            if min(len(a[0]), len(a[1]), len(a[2])) == 0:
+                value, _, moves, es, _n = _affine.align_cube(
+                    a[0], a[1], a[2], sub, np.int32(o), np.int32(e), 0, a[3], a[4],
+                    _affine.bonus_table(o)[:, a[5]].astype(np.int64))
+                answers[q] = (value, moves, es)
+        if gpu_cubes:
+            got = _traced_cubes([a for _, a in gpu_cubes], sc, mem_fraction)
+            answers.update(zip([q for q, _ in gpu_cubes], got))
+        flat = [w for _, pair in sweeps for w in pair]
+        on_gpu = [i for i, w in enumerate(flat) if min(len(w[0]), len(w[1]), len(w[2])) > 0]
+        states = [None] * len(flat)
+        if on_gpu:
+            for i, F in zip(on_gpu, _last_states([flat[i] for i in on_gpu], sc, mem_fraction)):
+                states[i] = F
+        for i, w in enumerate(flat):
+            if states[i] is None:
+                states[i] = _affine.last_states(w[0], w[1], w[2], sub, np.int32(o), np.int32(e),
+                                                w[3], w[4])
+        for n_, (q, _) in enumerate(sweeps):
+            answers[q] = (states[2 * n_], states[2 * n_ + 1])
+        for q, ans in answers.items():
+            try:
+                pending[q] = gens[q].send(ans)
+            except StopIteration as stop:
+                done[q] = stop.value
+                del pending[q]
+    return [(moves, value) for moves, _, value in done]

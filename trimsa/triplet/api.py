@@ -411,10 +411,11 @@ def align_triplets(seqs, triplets, *, mode: Mode = "global", scoring: Scoring | 
     others one at a time by divide and conquer.
 
     ``device``: ``"cpu"``, ``"gpu"`` or ``"auto"``. On a GPU, affine
-    triplets whose cube fits are aligned there in batches, with the same
-    alignments as on the CPU; the larger ones stay on the CPU. GPU tracebacks
-    take affine gaps only (``gap_open < 0``); ``"gpu"`` with a linear scoring
-    is an error.
+    triplets whose cube fits are aligned there in batches, and larger global
+    ones by the same divide and conquer as on the CPU with its sweeps and cubes
+    on the GPU, all with the same alignments as on the CPU; larger semiglobal and
+    local ones stay on the CPU. GPU tracebacks take affine gaps only
+    (``gap_open < 0``); ``"gpu"`` with a linear scoring is an error.
 
     ``bands``: one band per triplet (see :func:`~trimsa.triplet._checks.check_bands`:
     for each layer ``i`` of the triplet's first sequence, the ranges ``jlo..jhi`` of
@@ -496,10 +497,21 @@ def _align_affine(seqs: SequenceSet, trip, m: int, sc: Scoring, mode: str, nthre
         from . import _gpu_affine
 
         lens = seqs.lengths[trip].astype(np.int64)
-        fits = (np.prod(lens + 1, axis=1) <= _affine.CUBE_CELLS) & _gpu_affine.traceable(lens, sc)
+        ok = _gpu_affine.traceable(lens, sc)
+        fits = (np.prod(lens + 1, axis=1) <= _affine.CUBE_CELLS) & ok
+        large = ~fits & ok & (m == 0)   # global: the divide and conquer on the GPU
         on_gpu = np.flatnonzero(fits)
-        todo = np.flatnonzero(~fits)
+        todo = np.flatnonzero(~fits & ~large)
         scores, boxes, moves = _gpu_affine.align_triplets(seqs, trip[on_gpu], m, sc)
+        big = np.flatnonzero(large)
+        if big.size:
+            got = _gpu_affine.align_global(
+                [tuple(seqs.code(int(x)) for x in trip[t]) for t in big], sc)
+            on_gpu = np.concatenate([on_gpu, big])
+            scores = np.concatenate([scores, [v for _, v in got]]).astype(np.int64)
+            boxes = np.concatenate([boxes, np.concatenate(
+                [np.zeros((big.size, 3), np.int64), lens[big]], axis=1)])
+            moves = list(moves) + [mv for mv, _ in got]
         move_off = np.zeros(len(moves) + 1, dtype=np.int64)
         move_off[1:] = np.cumsum([len(x) for x in moves])
         got = np.empty(len(moves), dtype=np.int64)
