@@ -678,7 +678,7 @@ class Aligner:
         method = (f"exact affine 3-way alignments of each pair with {thirds} third "
                   f"sequence{'s' if thirds > 1 else ''} near it, in a band of {width} around "
                   f"the pairwise paths; {float(self.triplet_votes):g} of the library's votes")
-        if thirds < self.triplet_thirds:
+        if thirds < min(int(self.triplet_thirds), len(seqs) - 2):
             method += f" ({thirds} of {self.triplet_thirds} thirds: the budget)"
         stages.append(Stage("triplets", method, device, info["triplets"], "triplets",
                             info["cells"], time.perf_counter() - t))
