@@ -168,3 +168,17 @@ def test_triplet_votes_on_the_gpu_equal_the_cpu(gpu_memory):
 def test_gpu_triplet_votes_need_affine_gaps():
     with pytest.raises(OptionError, match="affine gaps"):
         Aligner(triplet_votes=0.5, device="gpu", gap=-3).align(evolve(4, 20, 1))
+
+
+def test_triplet_votes_take_fewer_thirds_within_their_budget(monkeypatch):
+    from trimsa.progressive import triplets
+    from trimsa.progressive.consistency import all_pairs
+
+    pairs = evolve(6, 40, 2)
+    per = triplets.triplet_cells(as_sequence_set(pairs).lengths, all_pairs(6), 1, 16)
+    monkeypatch.setattr(triplets, "TRIPLET_CELLS", {"cpu": 1.5 * per, "gpu": 1.5 * per})
+    res = Aligner(triplet_votes=0.5, device="cpu").align(pairs)
+    stage = [s for s in res.stages if s.name == "triplets"][0]
+    assert stage.items == 15 and "(1 of 2 thirds: the budget)" in stage.method
+    res = Aligner(triplet_votes=0.5, device="cpu").align(pairs[:3])
+    assert "the budget" not in [s for s in res.stages if s.name == "triplets"][0].method
