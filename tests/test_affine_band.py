@@ -289,3 +289,29 @@ def test_gpu_banded_leaves_triplets_beyond_the_score_bound_to_the_cpu(gpu_memory
     gpu = trimsa.align_triplets(seqs, trip, scoring=sc, bands=bands, device="gpu")
     cpu = trimsa.align_triplets(seqs, trip, scoring=sc, bands=bands, device="cpu")
     assert [(g.rows, g.score) for g in gpu] == [(c.rows, c.score) for c in cpu]
+
+
+def test_gpu_path_splits_and_merges_triplets_in_input_order(monkeypatch):
+    """``align_banded(device="gpu")`` sends the triplets within the score bound to the
+    GPU and the others to the CPU, and puts the results back in input order: with the
+    GPU stood in for by the CPU batch and every other triplet "beyond the bound", the
+    result is the CPU's."""
+    from trimsa.io import as_sequence_set
+    from trimsa.triplet import _gpu_affine, api
+
+    rng = np.random.default_rng(12)
+    seqs = as_sequence_set(list(zip([f"s{i}" for i in range(7)],
+                                    _strs(rng, rng.integers(5, 40, 7)))))
+    sc = Scoring.dna(gap_open=-3, gap_extend=-1)
+    trip = np.array([rng.choice(7, 3, replace=False) for _ in range(11)])
+    bands = [_band(rng, *(int(seqs.lengths[x]) for x in t), int(rng.integers(0, 4)))
+             for t in trip]
+    monkeypatch.setattr(_gpu_affine, "traceable",
+                        lambda lens, sc: np.arange(len(lens)) % 2 == 0)
+    monkeypatch.setattr(_gpu_affine, "align_banded",
+                        lambda seqs, trip, rows, off, sc: api._banded_cpu(seqs, trip, rows, off,
+                                                                          sc, 1))
+    got = api.align_banded(seqs, trip, bands, sc, 1, "gpu")
+    want = api.align_banded(seqs, trip, bands, sc, 1, "cpu")
+    for x, y in zip(got, want):
+        assert np.array_equal(x, y)

@@ -102,7 +102,6 @@ def add_triplet_votes(library: Library, seqs, codes, scoring, profile, D, *, thi
                                               band_off, lo, hi),
                np.arange(len(anchors)), threads)
     where = {(int(s), int(x)): q for q, (s, x) in enumerate(anchors)}
-    scores = []
     tmap_parts = []
     cells = 0.0
     for blk in range(0, len(trip), BLOCK_TRIPLETS):
@@ -115,14 +114,13 @@ def add_triplet_votes(library: Library, seqs, codes, scoring, profile, D, *, thi
             bands.append(np.stack([lo[ra], hi[ra], lo[rb], hi[rb]], axis=1))
         cells += float(sum(((x[:, 1] - x[:, 0] + 1) * (x[:, 3] - x[:, 2] + 1)).sum()
                            for x in bands))
-        sc_part, moves, move_off = align_banded(seqs, part, bands, scoring, threads, device)
+        _, moves, move_off = align_banded(seqs, part, bands, scoring, threads, device)
         ls = lengths[part[:, 0]]
         map_off = np.zeros(len(part) + 1, np.int64)
         map_off[1:] = np.cumsum(ls)
         tm = np.empty(int(map_off[-1]), np.int64)
         _cpu.triplet_partners(moves, move_off, ls, map_off, tm)
         tmap_parts.append(tm)
-        scores.append(sc_part)
         if progress is not None:
             progress(min(blk + BLOCK_TRIPLETS, len(trip)), len(trip))
     tmap = np.concatenate(tmap_parts)

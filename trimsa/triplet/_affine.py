@@ -773,19 +773,23 @@ def global_moves(a, b, c, sub, o, e, s_in=FRESH, r_out=FRESH, forbid=0):
     memory; :func:`global_steps`). The optimum includes the bonus for runs
     continuing into ``r_out``.
     """
+    return drive(global_steps(a, b, c, o, e, s_in, r_out, forbid),
+                 lambda kind, args: cpu_answer(kind, args, sub, o, e))
+
+
+def cpu_answer(kind, args, sub, o, e):
+    """A request of :func:`global_steps` answered on the CPU: a ``"cube"`` by
+    :func:`align_cube` (``(value, moves, final state)``), ``"states"`` by
+    :func:`last_states` of each of its sweeps."""
     o32, e32 = np.int32(o), np.int32(e)
-
-    def answer(kind, args):
-        if kind == "cube":
-            a1, b1, c1, s1, f1, r1 = args
-            value, _, moves, es, n = align_cube(a1, b1, c1, sub, o32, e32, 0, s1, f1,
-                                                bonus_table(o)[:, r1].astype(np.int64))
-            if n < 0:
-                raise AssertionError("internal error: affine traceback left the optimal path")
-            return value, moves, es
-        return tuple(last_states(x, y, z, sub, o32, e32, init, fb) for x, y, z, init, fb in args)
-
-    return drive(global_steps(a, b, c, o, e, s_in, r_out, forbid), answer)
+    if kind == "cube":
+        a, b, c, s_in, forbid, r_out = args
+        value, _, moves, es, n = align_cube(a, b, c, sub, o32, e32, 0, s_in, forbid,
+                                            bonus_table(o)[:, r_out].astype(np.int64))
+        if n < 0:
+            raise AssertionError("internal error: affine traceback left the optimal path")
+        return value, moves, es
+    return tuple(last_states(x, y, z, sub, o32, e32, init, fb) for x, y, z, init, fb in args)
 
 
 def align(a, b, c, sub, o, e, mode):

@@ -33,7 +33,8 @@ _FUNCTIONS: dict = {}
 _NULL = np.uint64(0)
 
 
-#: The score kernel's instantiations: score only, pointer words, banded pointer words.
+#: The score kernel's instantiations: score only, pointer words, banded pointer words,
+#: and for subproblems of the divide and conquer last-layer states and pointer words.
 _NAMES = {"score": f"affine_score<{TJ}, false, false, false>",
           "trace": f"affine_score<{TJ}, true, false, false>",
           "band": f"affine_score<{TJ}, true, true, false>",
@@ -153,9 +154,8 @@ def score_triplets(seqs, trip, mode: int, scoring, *, out, mem_fraction: float =
         raise MemoryError(f"the affine GPU kernel needs {per_warp} bytes of face buffers for "
                           f"lengths {la} x {lc}, more than {mem_fraction:.0%} of the free "
                           f"{free} bytes")
-    warps = min(resident_warps, budget_warps, T)
-    warps = max(1, warps // WARPS_PER_BLOCK) * WARPS_PER_BLOCK if warps >= WARPS_PER_BLOCK \
-        else WARPS_PER_BLOCK
+    # whole blocks within the memory's share (at least one)
+    warps = max(1, min(resident_warps, budget_warps) // WARPS_PER_BLOCK) * WARPS_PER_BLOCK
     d_out = _launch(fn, warps, T, cupy.asarray(seqs.codes),
                     cupy.asarray(seqs.offsets.astype(np.int64)), cupy.asarray(tri),
                     cupy.asarray(np.ascontiguousarray(scoring.table, dtype=np.int32)), K, scoring,
@@ -241,6 +241,7 @@ def align_triplets(seqs, trip, mode: int, scoring, *, mem_fraction: float = MEM_
     lc_max = int(lens[:, 2].max())
     jwords = jface_words(la_max, lc_max)
     kwords = (la_max + 1) * (TJ + 1) * FACE_WORDS
+
     def too_large(q):
         t = int(order_[q])
         return MemoryError(
@@ -353,6 +354,7 @@ def align_banded(seqs, trip, rows, band_off, sc, *, mem_fraction: float = MEM_FR
     d_lay = cupy.asarray(lay_off.astype(np.int64))
     jwords = jface_words(int(lens[:, 0].max()), int(lens[:, 2].max())) if T else 0
     kwords = (int(lens[:, 0].max()) + 1) * (TJ + 1) * FACE_WORDS if T else 0
+
     def too_large(q):
         return MemoryError(
             f"a banded affine GPU traceback of lengths {tuple(int(x) for x in lens[q])} "
@@ -517,31 +519,28 @@ def align_global(triplets, sc, *, mem_fraction: float = MEM_FRACTION) -> list:
     gens = [_affine.global_steps(a, b, c, o, e) for a, b, c in triplets]
     pending = {q: next(g) for q, g in enumerate(gens)}
     done = [None] * len(gens)
-    sub = sc.table
+
+    def empty(w):
+        return min(len(w[0]), len(w[1]), len(w[2])) == 0
+
     while pending:
         answers = {}
         cubes = [(q, r[1]) for q, r in pending.items() if r[0] == "cube"]
         sweeps = [(q, r[1]) for q, r in pending.items() if r[0] == "states"]
-        gpu_cubes = [(q, a) for q, a in cubes if min(len(a[0]), len(a[1]), len(a[2])) > 0]
         for q, a in cubes:
-            if min(len(a[0]), len(a[1]), len(a[2])) == 0:
-                value, _, moves, es, _n = _affine.align_cube(
-                    a[0], a[1], a[2], sub, np.int32(o), np.int32(e), 0, a[3], a[4],
-                    _affine.bonus_table(o)[:, a[5]].astype(np.int64))
-                answers[q] = (value, moves, es)
+            if empty(a):
+                answers[q] = _affine.cpu_answer("cube", a, sc.table, o, e)
+        gpu_cubes = [(q, a) for q, a in cubes if not empty(a)]
         if gpu_cubes:
             got = _traced_cubes([a for _, a in gpu_cubes], sc, mem_fraction)
             answers.update(zip([q for q, _ in gpu_cubes], got))
         flat = [w for _, pair in sweeps for w in pair]
-        on_gpu = [i for i, w in enumerate(flat) if min(len(w[0]), len(w[1]), len(w[2])) > 0]
-        states = [None] * len(flat)
+        states = [_affine.cpu_answer("states", [w], sc.table, o, e)[0] if empty(w) else None
+                  for w in flat]
+        on_gpu = [i for i, w in enumerate(flat) if not empty(w)]
         if on_gpu:
             for i, F in zip(on_gpu, _last_states([flat[i] for i in on_gpu], sc, mem_fraction)):
                 states[i] = F
-        for i, w in enumerate(flat):
-            if states[i] is None:
-                states[i] = _affine.last_states(w[0], w[1], w[2], sub, np.int32(o), np.int32(e),
-                                                w[3], w[4])
         for n_, (q, _) in enumerate(sweeps):
             answers[q] = (states[2 * n_], states[2 * n_ + 1])
         for q, ans in answers.items():

@@ -543,8 +543,7 @@ def align_banded(seqs: SequenceSet, trip, bands, sc: Scoring, nthreads: int,
     gaps within the kernel's score bound; the other triplets on the CPU). ``trip`` is
     checked (:func:`check_triplets`); every alignment is rescored and must give its
     score. The GPU takes affine gaps only."""
-    from . import _affine
-    from ._checks import BAND_WORD_BYTES, band_cells, check_bands, check_memory
+    from ._checks import check_bands
 
     trip = check_triplets(trip, len(seqs))
     check_overflow(seqs, sc)
@@ -552,6 +551,15 @@ def align_banded(seqs: SequenceSet, trip, bands, sc: Scoring, nthreads: int,
     if device == "gpu":
         return _rescored(seqs, trip, sc, *_banded_gpu(seqs, trip, rows, band_off, sc,
                                                       nthreads))
+    return _rescored(seqs, trip, sc, *_banded_cpu(seqs, trip, rows, band_off, sc, nthreads))
+
+
+def _banded_cpu(seqs, trip, rows, band_off, sc, nthreads):
+    """:func:`align_banded` on the CPU, bands stacked (``_checks.check_bands``), before
+    the rescoring: ``(scores, moves, move_off)``."""
+    from . import _affine
+    from ._checks import BAND_WORD_BYTES, band_cells, check_memory
+
     T = trip.shape[0]
     scores = np.empty(T, dtype=np.int64)
     counts = np.empty(T, dtype=np.int64)
@@ -575,41 +583,37 @@ def align_banded(seqs: SequenceSet, trip, bands, sc: Scoring, nthreads: int,
     owner = np.repeat(np.arange(T), span)
     moves = moves[np.arange(moves.size) - move_off[owner] < counts[owner]]
     move_off[1:] = np.cumsum(counts)
-    return _rescored(seqs, trip, sc, scores, moves, move_off)
+    return scores, moves, move_off
+
+
+def _take_bands(rows, band_off, idx):
+    """The stacked bands of triplets ``idx`` (``(rows, offsets)``, as ``check_bands``)."""
+    sizes = np.diff(band_off)[idx]
+    offsets = np.zeros(idx.size + 1, np.int64)
+    offsets[1:] = np.cumsum(sizes)
+    at = np.repeat(band_off[idx] - offsets[:-1], sizes) + np.arange(int(offsets[-1]))
+    return np.ascontiguousarray(rows[at]), offsets
 
 
 def _banded_gpu(seqs, trip, rows, band_off, sc, nthreads):
     """:func:`align_banded` on the GPU: the triplets within the kernel's score bound
     there, the others on the CPU; ``(scores, moves, move_off)`` in input order."""
-    from . import _affine, _gpu_affine
+    from . import _gpu_affine
 
     T = trip.shape[0]
     lens = seqs.lengths[trip].astype(np.int64)
     on = _gpu_affine.traceable(lens, sc) if T else np.zeros(0, bool)
     scores = np.empty(T, dtype=np.int64)
     per = [np.zeros(0, np.uint8)] * T
-    sel = np.flatnonzero(on)
-    if sel.size:
-        r_sel = np.concatenate([rows[band_off[t]:band_off[t + 1]] for t in sel])
-        o_sel = np.zeros(sel.size + 1, np.int64)
-        o_sel[1:] = np.cumsum(np.diff(band_off)[sel])
-        sc_g, mv_g, off_g = _gpu_affine.align_banded(seqs, trip[sel], r_sel, o_sel, sc)
-        scores[sel] = sc_g
-        for q, t in enumerate(sel.tolist()):
-            per[t] = mv_g[off_g[q]:off_g[q + 1]]
-    rest = np.flatnonzero(~on)
-    for t in rest.tolist():
-        band = rows[band_off[t]:band_off[t + 1]]
-        mv = np.zeros(int(lens[t].sum()), dtype=np.uint8)
-        codes = [seqs.code(int(x)) for x in trip[t]]
-        score, n = _affine.align_band(*codes, sc.table, np.int32(sc.gap_open),
-                                      np.int32(sc.gap_extend), band[:, 0], band[:, 1],
-                                      band[:, 2], band[:, 3], mv, np.zeros(0, np.uint64),
-                                      np.zeros((2, 0, 0, _affine.NS), np.int32))
-        if n < 0:
-            raise AssertionError("internal error: a banded traceback left its band")
-        scores[t] = score
-        per[t] = mv[:n]
+    for idx, gpu in ((np.flatnonzero(on), True), (np.flatnonzero(~on), False)):
+        if not idx.size:
+            continue
+        r, o = _take_bands(rows, band_off, idx)
+        got, mv, off = (_gpu_affine.align_banded(seqs, trip[idx], r, o, sc) if gpu
+                        else _banded_cpu(seqs, trip[idx], r, o, sc, nthreads))
+        scores[idx] = got
+        for q, t in enumerate(idx.tolist()):
+            per[t] = mv[off[q]:off[q + 1]]
     move_off = np.zeros(T + 1, dtype=np.int64)
     move_off[1:] = np.cumsum([p.size for p in per])
     moves = np.concatenate(per) if T else np.zeros(0, np.uint8)
