@@ -44,7 +44,8 @@ VARIANTS = {
     "trimsa": {},
     "trimsa alignment-votes": {"library_votes": "alignment", "consistency": 6.0},
     "trimsa fitted-hmm": {"pair_hmm": "fitted"},
-    "trimsa exact-3way": {"exact_triplet": True},
+    "trimsa sum-of-pairs-3way": {"exact_triplet": "sum-of-pairs"},
+    "trimsa merges-3way": {"exact_triplet": "off"},
     "trimsa kmer-tree": {"tree_distances": "kmer"},
     "trimsa tree-library": {"library": "tree"},
     "trimsa no-library": {"tree_distances": "kmer", "consistency": 0.0},
@@ -221,7 +222,7 @@ def main(argv=None) -> int:
           f"Measured {date.today().isoformat()} on {platform.node() or 'this machine'} "
           f"({os.cpu_count()} CPU cores, {platform.processor() or platform.machine()}; "
           f"GPU: {gpu_name()}; `--device auto`: with a GPU, libraries of 3e8 DP cells or more "
-          "are built on it, and `trimsa exact-3way` aligns its three sequences on it), "
+          "are built on it, and `trimsa sum-of-pairs-3way` aligns its three sequences on it), "
           "`trimsa run` through the Python API with "
           f"{args.threads or os.cpu_count()} threads; total {time.perf_counter() - t_all:.0f} s. "
           f"Command: `{cmd.strip()}`.",

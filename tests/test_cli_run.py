@@ -67,12 +67,21 @@ def test_run_pair_hmm_errors(tmp_path, capsys):
     assert main(["run", str(prot), "-o", str(out), "-q"]) == 0   # auto: fitted
 
 
-def test_run_verbose_three_sequences_say_merges(tmp_path, capsys):
+def test_run_verbose_three_sequences_say_how_they_were_aligned(tmp_path, capsys):
     three = tmp_path / "three.fa"
     three.write_text(">a\nACGTACGTTA\n>b\nACGTCGTTA\n>c\nACGTACGGTTA\n")
     assert main(["run", str(three), "-v", "--device", "cpu"]) == 0
     err = capsys.readouterr().err
+    assert "3 pairs" in err and "exact 3-way" in err and "most library support" in err
+    assert "merges" not in err
+    assert main(["run", str(three), "-v", "--device", "cpu", "--exact-triplet", "off"]) == 0
+    err = capsys.readouterr().err
     assert "3 pairs" in err and "2 merges" in err and "exact 3-way" not in err
+    assert main(["run", str(three), "-v", "--exact-triplet", "sum-of-pairs"]) == 0
+    err = capsys.readouterr().err
+    assert "exact 3-way" in err and "optimal alignment (score" in err and "library" not in err
+    assert main(["run", str(three), "--exact-triplet", "library", "--consistency", "0"]) == 2
+    assert "consistency=0" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("fmt, bio", [("clustal", "clustal"), ("phylip", "phylip-relaxed"),

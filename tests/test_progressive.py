@@ -169,13 +169,87 @@ def test_small_and_edge_cases(pairs):
     check_alignment(res, pairs)
 
 
-def test_three_sequences_take_the_progressive_pipeline_by_default():
-    """Three sequences are aligned like any other number unless exact_triplet is set."""
+def test_three_sequences_take_the_library_and_an_exact_alignment_by_default(monkeypatch):
+    """Three sequences get the library, a guide tree, and the exact 3-way alignment of most
+    library support; ``exact_triplet="off"`` (or a cube beyond the budget of "auto") sends
+    them through the merges like any other number."""
+    from trimsa.progressive import api
+
     pairs = [("x", "ACGTTGCAAT"), ("y", "ACTTGCAT"), ("z", "ACGTTGGCAT")]
     res = align(pairs)
     check_alignment(res, pairs)
-    assert {"guide tree", "library", "merges"} <= set(res.timings)
+    assert [s.name for s in res.stages] == ["read", "library", "guide tree", "exact 3-way"]
+    assert res.stages[-1].device == "cpu" and res.stages[-1].cells == 11 * 9 * 11
     assert len(res.guide.leaves()) == 3 and res.guide.method == "upgma"
+    off = Aligner(exact_triplet="off").align(pairs)
+    check_alignment(off, pairs)
+    assert [s.name for s in off.stages] == ["read", "library", "guide tree", "merges"]
+    monkeypatch.setattr(api, "EXACT_TRIPLET_CELLS", 11 * 9 * 11 - 1)
+    assert [s.name for s in align(pairs).stages][-1] == "merges"
+    assert [s.name for s in Aligner(exact_triplet="library").align(pairs).stages][-1] == \
+        "exact 3-way"
+    none = Aligner(consistency=0).align(pairs)
+    assert [s.name for s in none.stages] == ["read", "guide tree", "merges"]
+
+
+def test_two_sequences_take_the_library():
+    pairs = [("x", "ACGTTGCAAT"), ("y", "ACTTGCAT")]
+    res = align(pairs)
+    check_alignment(res, pairs)
+    assert [s.name for s in res.stages] == ["read", "library", "guide tree", "merges"]
+    assert res.stages[1].items == 1
+
+
+def _support(library, lengths, rows):
+    """The library's support of the residue pairs that ``rows`` put in one column."""
+    pos = [np.cumsum([ch != "-" for ch in r]) - 1 for r in rows]
+    total = 0.0
+    for s, t in ((0, 1), (0, 2), (1, 2)):
+        C = library.scores(lengths[s], lengths[t], [s], [t], np.ones(3))
+        for col in range(len(rows[0])):
+            if rows[s][col] != "-" and rows[t][col] != "-":
+                total += C[pos[s][col], pos[t][col]]
+    return total
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_library_alignment_of_three_has_the_most_support(seed):
+    """Its support is the brute-force optimum over all alignments of the same library
+    (short sequences), and at least the merges' on longer ones."""
+    from trimsa.progressive import engine
+    from trimsa.progressive.pair_hmm import pair_hmm
+
+    from .affine_reference import all_alignments
+
+    rnd = random.Random(seed)
+    tiny = [(f"s{i}", "".join(rnd.choice("ACGT") for _ in range(rnd.randint(1, 3))))
+            for i in range(3)]
+    for pairs, check_all in ((tiny, True), (evolve(3, 40, seed), False)):
+        aligner = Aligner(device="cpu", threads=1)
+        seqs = as_sequence_set(pairs)
+        used, codes = aligner._compact(seqs)
+        scoring = aligner.scoring(seqs)
+        sc = engine.make_profile_scoring(scoring.table, used, scoring.gap_open,
+                                         scoring.gap_extend, aligner.terminal)
+        library = aligner._library(seqs, codes, sc, pair_hmm("auto", "dna", used), 1, None, [])
+        library.set_witnesses(np.arange(3))
+        L = seqs.lengths
+        best = _support(library, L, aligner.align(pairs).rows)
+        if check_all:
+            strs = seqs.sequences
+            top = 0.0
+            for moves in all_alignments(*L):
+                pos = [0, 0, 0]
+                rows = [[], [], []]
+                for m in moves:
+                    for d in range(3):
+                        rows[d].append(strs[d][pos[d]] if m >> d & 1 else "-")
+                        pos[d] += m >> d & 1
+                top = max(top, _support(library, L, ["".join(r) for r in rows]))
+            assert best == pytest.approx(top, rel=1e-6)
+        else:
+            off = Aligner(device="cpu", exact_triplet="off").align(pairs).rows
+            assert best >= _support(library, L, off) - 1e-6
 
 
 def test_guide_tree_from_file_and_true_tree():
@@ -795,14 +869,14 @@ def test_three_sequences_get_an_optimal_alignment(seed):
     from .affine_reference import natural_sp, rows_to_codes, slow_dp
 
     pairs = evolve(3, 9, seed)
-    res = Aligner(device="cpu", exact_triplet=True).align(pairs)
+    res = Aligner(device="cpu", exact_triplet="sum-of-pairs").align(pairs)
     check_alignment(res, pairs)
     table = [[1 if x == y else -1 for y in range(4)] for x in range(4)]   # run's DNA defaults
     codes = [rows_to_codes([s], "ACGT")[0] for _, s in pairs]
     best = slow_dp(*codes, table, -3, -1, "global")
     assert natural_sp(rows_to_codes(res.rows, "ACGT"), table, -3, -1) == best
     assert [s.name for s in res.stages] == ["read", "guide tree", "exact 3-way"]
-    progressive = Aligner(device="cpu").align(pairs)
+    progressive = Aligner(device="cpu", exact_triplet="off").align(pairs)
     check_alignment(progressive, pairs)
     assert "exact 3-way" not in progressive.timings
     assert natural_sp(rows_to_codes(progressive.rows, "ACGT"), table, -3, -1) <= best
@@ -813,21 +887,24 @@ def test_three_sequences_take_the_run_scoring():
 
     pairs = evolve(3, 10, 11)
     res = Aligner(device="cpu", match=2, mismatch=-3, gap_open=-4, gap_extend=-2,
-                  exact_triplet=True).align(pairs)
+                  exact_triplet="sum-of-pairs").align(pairs)
     table = [[2 if x == y else -3 for y in range(4)] for x in range(4)]
     codes = [rows_to_codes([s], "ACGT")[0] for _, s in pairs]
     assert (natural_sp(rows_to_codes(res.rows, "ACGT"), table, -4, -2)
             == slow_dp(*codes, table, -4, -2, "global"))
-    linear = Aligner(device="auto", gap=-2, exact_triplet=True).align(pairs)   # CPU tracebacks
+    linear = Aligner(device="auto", gap=-2, exact_triplet="sum-of-pairs").align(pairs)   # CPU tracebacks
     assert (natural_sp(rows_to_codes(linear.rows, "ACGT"), [[1 if x == y else -1 for y in range(4)]
                                                            for x in range(4)], 0, -2)
             == slow_dp(*codes, [[1 if x == y else -1 for y in range(4)] for x in range(4)], 0, -2,
                        "global"))
 
 
-def test_exact_triplet_must_be_a_bool():
-    with pytest.raises(OptionError, match="exact_triplet"):
-        Aligner(exact_triplet="yes")
+def test_exact_triplet_takes_its_names():
+    for bad in ("yes", True, False):
+        with pytest.raises(OptionError, match="exact_triplet"):
+            Aligner(exact_triplet=bad)
+    with pytest.raises(OptionError, match="consistency=0"):
+        Aligner(exact_triplet="library", consistency=0)
 
 
 # -- the guide tree's distances ---------------------------------------------------------------
@@ -854,7 +931,7 @@ def test_pairwise_distances_follow_identity():
     base = "ACGTTGCAAGGCTTACGATCGATCGGATCCAGTACGATGCA"
     far = "".join("T" if ch == "A" else ch for ch in base)   # about a quarter differs
     pairs = [("a", base), ("b", base), ("c", base[:-1] + "C"), ("d", far)]
-    D = align(pairs, threads=1, exact_triplet=False).guide.distances.matrix
+    D = align(pairs, threads=1).guide.distances.matrix
     assert D[0, 1] == 0
     assert 0 < D[0, 2] < D[0, 3]
     p = 1 / len(base)   # one substitution, no gap: Jukes-Cantor of p
@@ -887,10 +964,14 @@ def test_three_sequences_on_the_gpu_equal_the_cpu(seed):
     if _gpu.available() is None:
         pytest.skip("no CuPy or no GPU")
     pairs = evolve(3, 60 + 30 * seed, seed)
-    gpu = Aligner(device="gpu", exact_triplet=True).align(pairs)
-    cpu = Aligner(device="cpu", exact_triplet=True).align(pairs)
+    gpu = Aligner(device="gpu", exact_triplet="sum-of-pairs").align(pairs)
+    cpu = Aligner(device="cpu", exact_triplet="sum-of-pairs").align(pairs)
     assert gpu.rows == cpu.rows
     assert gpu.stages[-1].device == "gpu" and cpu.stages[-1].device == "cpu"
+    # the default: the library (built on the GPU here) and the exact support alignment
+    gpu = Aligner(device="gpu").align(pairs)
+    assert gpu.rows == Aligner(device="cpu").align(pairs).rows
+    assert gpu.stages[1].device == "gpu" and gpu.stages[-1].name == "exact 3-way"
 
 
 def test_alignment_does_not_depend_on_threads(monkeypatch):
@@ -905,3 +986,42 @@ def test_alignment_does_not_depend_on_threads(monkeypatch):
     two = align(pairs, threads=2)
     check_alignment(one, pairs)
     assert one.rows == two.rows
+
+
+def _moves_support(moves, Cab, Cac, Cbc):
+    i = j = k = 0
+    total = 0.0
+    for m in moves:
+        di, dj, dk = m & 1, (m >> 1) & 1, (m >> 2) & 1
+        total += (Cab[i, j] if di and dj else 0) + (Cac[i, k] if di and dk else 0) \
+            + (Cbc[j, k] if dj and dk else 0)
+        i, j, k = i + di, j + dj, k + dk
+    assert (i, j, k) == (Cab.shape[0], Cab.shape[1], Cac.shape[1])
+    return total
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_support_alignment_is_the_brute_force_optimum_whole_or_split(seed):
+    """Every cube size (1 splits down to single layers) gives the optimum of all
+    alignments of tiny inputs, and the same support as the full cube on larger ones."""
+    from trimsa.progressive.consistency import support_alignment
+
+    from .affine_reference import all_alignments
+
+    rng = np.random.default_rng(seed)
+    for _ in range(40):
+        la, lb, lc = (int(x) for x in rng.integers(0, 4, 3))
+        C = [rng.random(s) * (rng.random(s) < 0.5) for s in ((la, lb), (la, lc), (lb, lc))]
+        top = max(_moves_support(m, *C) for m in all_alignments(la, lb, lc))
+        for cube in (1, 8, 1 << 26):
+            moves, total = support_alignment(*C, cube=cube)
+            assert _moves_support(moves, *C) == pytest.approx(top) and total == pytest.approx(top)
+    for _ in range(6):
+        la, lb, lc = (int(x) for x in rng.integers(0, 30, 3))
+        C = [rng.random(s) * (rng.random(s) < 0.3) for s in ((la, lb), (la, lc), (lb, lc))]
+        _, full = support_alignment(*C)
+        for cube in (1, 100):
+            moves, total = support_alignment(*C, cube=cube)
+            assert total == pytest.approx(full) and _moves_support(moves, *C) == pytest.approx(full)
+    with pytest.raises(ValueError, match="do not fit"):
+        support_alignment(np.zeros((2, 3)), np.zeros((2, 4)), np.zeros((4, 3)))

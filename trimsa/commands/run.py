@@ -75,6 +75,12 @@ def register(subparsers) -> None:
     p.add_argument("--triplet-width", type=int, default=None, metavar="W",
                    help="half-width of the band around the pairwise paths for "
                         "--triplet-votes (default 16)")
+    p.add_argument("--exact-triplet", choices=("auto", "library", "sum-of-pairs", "off"),
+                   default=None,
+                   help="three sequences: the exact 3-way alignment of the most consistency-"
+                        "library support (library), the exact affine sum-of-pairs optimum "
+                        "under --match/--gap-open... (sum-of-pairs), or the progressive "
+                        "merges (off); default auto = library up to about 630 residues each")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.add_argument("-v", "--verbose", action="store_true",
                    help="say for each stage its method, device, work (pairs, triplets, merges, "
@@ -103,7 +109,8 @@ def handler(args) -> int:
                                  ("pair_hmm", args.pair_hmm),
                                  ("triplet_votes", args.triplet_votes),
                                  ("triplet_thirds", args.triplet_thirds),
-                                 ("triplet_width", args.triplet_width)) if v is not None}
+                                 ("triplet_width", args.triplet_width),
+                                 ("exact_triplet", args.exact_triplet)) if v is not None}
     aligner = Aligner(device=args.device, threads=args.threads, alphabet=args.alphabet,
                       match=args.match, mismatch=args.mismatch, matrix=args.matrix,
                       gap=args.gap, gap_open=args.gap_open, gap_extend=args.gap_extend,

@@ -1095,3 +1095,88 @@ def mix_triplet_votes(pairs, idx, offsets, first, thirds, tmap, map_off, weights
             cols[:] = maps[r]
             pr[:] = probs[r]
             _mixed_row(cols, pr, back[y], w, share, floor, maps[r], probs[r])
+
+
+# -- three sequences: the exact alignment of most library support -----------------------
+
+@jit
+def _support_step(Fp, Fc, i, Cab, Cac, Cbc, P):
+    """Layer ``i`` of the support DP of three sequences into ``Fc`` from layer ``i - 1``
+    in ``Fp``; with a pointer cube ``P`` (not empty) each cell's move goes to ``P[i]``.
+
+    A column scores the support of each pair of its residues (``Cab[x, y]``, ...);
+    gaps score nothing. Moves are bit sets (bit 0: the first sequence advances, bit 1
+    the second, bit 2 the third); ties keep the lowest move.
+    """
+    lb = Cab.shape[1]
+    lc = Cac.shape[1]
+    point = P.shape[0] > 0
+    for j in range(lb + 1):
+        for k in range(lc + 1):
+            if i == 0 and j == 0 and k == 0:
+                Fc[0, 0] = 0.0
+                continue
+            best = -np.inf
+            bm = 0
+            for m in range(1, 8):
+                di = m & 1
+                dj = (m >> 1) & 1
+                dk = (m >> 2) & 1
+                if di > i or dj > j or dk > k:
+                    continue
+                if di:
+                    v = Fp[j - dj, k - dk]
+                    if dj:
+                        v += Cab[i - 1, j - 1]
+                    if dk:
+                        v += Cac[i - 1, k - 1]
+                else:
+                    v = Fc[j - dj, k - dk]
+                if dj and dk:
+                    v += Cbc[j - 1, k - 1]
+                if v > best:
+                    best = v
+                    bm = m
+            Fc[j, k] = best
+            if point:
+                P[i, j, k] = bm
+
+
+@jit
+def support_last(Cab, Cac, Cbc):
+    """The last layer ``F[j, k]`` of the support DP: the most support of an alignment of
+    the whole first sequence with the prefixes ``j`` and ``k`` of the others."""
+    la, lb = Cab.shape
+    lc = Cac.shape[1]
+    Fp = np.empty((lb + 1, lc + 1), np.float64)
+    Fc = np.empty((lb + 1, lc + 1), np.float64)
+    P = np.empty((0, 0, 0), np.uint8)
+    for i in range(la + 1):
+        _support_step(Fp, Fc, i, Cab, Cac, Cbc, P)
+        Fp, Fc = Fc, Fp
+    return Fp
+
+
+@jit
+def support_moves(Cab, Cac, Cbc):
+    """``(moves, support)`` of an alignment of three sequences with the most support,
+    traced back through a full cube of pointers."""
+    la, lb = Cab.shape
+    lc = Cac.shape[1]
+    Fp = np.empty((lb + 1, lc + 1), np.float64)
+    Fc = np.empty((lb + 1, lc + 1), np.float64)
+    P = np.empty((la + 1, lb + 1, lc + 1), np.uint8)
+    for i in range(la + 1):
+        _support_step(Fp, Fc, i, Cab, Cac, Cbc, P)
+        Fp, Fc = Fc, Fp
+    moves = np.empty(la + lb + lc, np.uint8)
+    n = 0
+    i, j, k = la, lb, lc
+    while i > 0 or j > 0 or k > 0:
+        m = P[i, j, k]
+        moves[n] = m
+        n += 1
+        i -= m & 1
+        j -= (m >> 1) & 1
+        k -= (m >> 2) & 1
+    return moves[:n][::-1].copy(), Fp[lb, lc]

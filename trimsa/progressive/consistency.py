@@ -117,6 +117,20 @@ class Library:
             C *= np.float32(1.0 / z)
         return C
 
+    def best_triplet(self, lengths, threads: int = 1) -> tuple[np.ndarray, float]:
+        """``(moves, support)`` of an alignment of the library's three sequences with the
+        most support: the sum, over the columns, of the support (:meth:`scores`, witness
+        paths included) of each pair of residues the column holds; gaps score nothing
+        (ProbCons' maximum expected accuracy, over three sequences at once). Exact, in
+        memory quadratic in the lengths (:func:`support_alignment`). ``moves`` are bit
+        sets per column (bit ``d``: sequence ``d`` has a residue)."""
+        if self.n != 3:
+            raise ValueError(f"best_triplet needs a library of three sequences, not {self.n}")
+        one = np.ones(3)
+        C = {(s, t): self.scores(lengths[s], lengths[t], [s], [t], one, threads)
+             for s, t in ((0, 1), (0, 2), (1, 2))}
+        return support_alignment(C[0, 1], C[0, 2], C[1, 2])
+
     def moved(self, members, m):
         _cpu.update_positions(self.pos, self.offsets, members, m)
 
@@ -445,3 +459,59 @@ def tree_pairs(tree, per_merge: int, seed: int = 0) -> np.ndarray:
         return np.zeros((0, 2), np.int64)
     pairs = np.sort(np.concatenate(out), axis=1)
     return np.unique(pairs, axis=0)
+
+
+#: Largest cube (cells) of the support DP of three sequences traced back in full (one
+#: byte of pointer per cell); larger ones are split (:func:`support_alignment`).
+SUPPORT_CUBE = 1 << 26
+
+
+def support_alignment(Cab, Cac, Cbc, cube: int = SUPPORT_CUBE) -> tuple[np.ndarray, float]:
+    """``(moves, support)`` of an alignment of three sequences with the most support.
+
+    ``Cab`` (``la x lb``), ``Cac`` and ``Cbc`` give the support of each pair of residues
+    of two of the sequences; a column scores the sum over its pairs of residues, gaps
+    nothing. Cubes of at most ``cube`` cells are traced back in full
+    (:func:`_cpu.support_moves`); larger ones, with the longest sequence first, are cut
+    in the middle layer ``mid`` of the first sequence at the cell ``(mid, j, k)`` of the
+    most support of the prefixes' forward sweep plus the suffixes' reversed sweep
+    (:func:`_cpu.support_last`; the first such cell in ``(j, k)`` order), which lies on
+    an optimal path, and both halves are solved the same way (Hirschberg's divide and
+    conquer in three dimensions). Ties keep the lowest move, so the alignment depends
+    only on the inputs.
+    """
+    mats = {(0, 1): np.asarray(Cab, np.float64), (0, 2): np.asarray(Cac, np.float64),
+            (1, 2): np.asarray(Cbc, np.float64)}
+    lengths = (mats[0, 1].shape[0], mats[0, 1].shape[1], mats[0, 2].shape[1])
+    if mats[0, 2].shape != (lengths[0], lengths[2]) or mats[1, 2].shape != lengths[1:]:
+        raise ValueError(f"support matrices of shapes {mats[0, 1].shape}, {mats[0, 2].shape}, "
+                         f"{mats[1, 2].shape} do not fit three sequences")
+    order = sorted(range(3), key=lambda d: -lengths[d])
+
+    def pair(s, t):
+        return mats[s, t] if s < t else mats[t, s].T
+
+    moves, total = _split(*(np.ascontiguousarray(pair(order[x], order[y]))
+                            for x, y in ((0, 1), (0, 2), (1, 2))), cube)
+    out = np.zeros_like(moves)
+    for d, src in enumerate(order):
+        out |= ((moves >> d) & 1) << src
+    return out.astype(np.uint8), total
+
+
+def _split(Cab, Cac, Cbc, cube):
+    la, lb = Cab.shape
+    lc = Cac.shape[1]
+    if la <= 1 or (la + 1) * (lb + 1) * (lc + 1) <= cube:
+        return _cpu.support_moves(Cab, Cac, Cbc)
+    mid = la // 2
+    F = _cpu.support_last(Cab[:mid], Cac[:mid], Cbc)
+    R = _cpu.support_last(np.ascontiguousarray(Cab[mid:][::-1, ::-1]),
+                          np.ascontiguousarray(Cac[mid:][::-1, ::-1]),
+                          np.ascontiguousarray(Cbc[::-1, ::-1]))[::-1, ::-1]
+    total = F + R
+    j, k = np.unravel_index(int(np.argmax(total)), total.shape)
+    left, _ = _split(Cab[:mid, :j], Cac[:mid, :k], np.ascontiguousarray(Cbc[:j, :k]), cube)
+    right, _ = _split(np.ascontiguousarray(Cab[mid:, j:]), np.ascontiguousarray(Cac[mid:, k:]),
+                      np.ascontiguousarray(Cbc[j:, k:]), cube)
+    return np.concatenate([left, right]), float(total[j, k])
