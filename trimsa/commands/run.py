@@ -80,7 +80,7 @@ def register(subparsers) -> None:
                    help="three sequences: the exact 3-way alignment of the most consistency-"
                         "library support (library), the exact affine sum-of-pairs optimum "
                         "under --match/--gap-open... (sum-of-pairs), or the progressive "
-                        "merges (off); default auto = library up to about 630 residues each")
+                        "merges (off); default auto = library up to about 1,000 residues each")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.add_argument("-v", "--verbose", action="store_true",
                    help="say for each stage its method, device, work (pairs, triplets, merges, "

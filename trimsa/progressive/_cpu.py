@@ -1100,83 +1100,222 @@ def mix_triplet_votes(pairs, idx, offsets, first, thirds, tmap, map_off, weights
 # -- three sequences: the exact alignment of most library support -----------------------
 
 @jit
-def _support_step(Fp, Fc, i, Cab, Cac, Cbc, P):
+def _support_step(Fp, Fc, i, Cab, Cac, Cbc, P, Bab, Bac, Bbc, mbc, low):
     """Layer ``i`` of the support DP of three sequences into ``Fc`` from layer ``i - 1``
     in ``Fp``; with a pointer cube ``P`` (not empty) each cell's move goes to ``P[i]``.
 
     A column scores the support of each pair of its residues (``Cab[x, y]``, ...);
     gaps score nothing. Moves are bit sets (bit 0: the first sequence advances, bit 1
     the second, bit 2 the third); ties keep the lowest move.
+
+    Pruning (Carrillo and Lipman): ``Bab[i, j]`` bounds the support of the pair a-b
+    in any alignment through the lattice point ``(i, j)`` (the best pairwise
+    alignment through it), and likewise ``Bac``, ``Bbc``; a cell whose three bounds
+    sum below ``low`` (the support of a known alignment) lies on no optimal path and
+    is set to minus infinity; whole rows ``(i, j)`` go at once where even the row
+    maxima ``mbc[j]`` of ``Bbc`` and of ``Bac[i]`` cannot reach it.
     """
     lb = Cab.shape[1]
     lc = Cac.shape[1]
     point = P.shape[0] > 0
+    ninf = -np.inf
+    mac = -np.inf
+    for k in range(lc + 1):
+        mac = max(mac, Bac[i, k])
     for j in range(lb + 1):
+        if Bab[i, j] + mac + mbc[j] < low:
+            Fc[j, :] = ninf
+            if point:
+                P[i, j, :] = 0
+            continue
         for k in range(lc + 1):
             if i == 0 and j == 0 and k == 0:
                 Fc[0, 0] = 0.0
                 continue
-            best = -np.inf
+            if Bab[i, j] + Bac[i, k] + Bbc[j, k] < low:
+                Fc[j, k] = ninf
+                if point:
+                    P[i, j, k] = 0
+                continue
+            # candidates in move order 1..7; a strict > keeps the lowest move on ties
+            best = ninf
             bm = 0
-            for m in range(1, 8):
-                di = m & 1
-                dj = (m >> 1) & 1
-                dk = (m >> 2) & 1
-                if di > i or dj > j or dk > k:
-                    continue
-                if di:
-                    v = Fp[j - dj, k - dk]
-                    if dj:
-                        v += Cab[i - 1, j - 1]
-                    if dk:
-                        v += Cac[i - 1, k - 1]
-                else:
-                    v = Fc[j - dj, k - dk]
-                if dj and dk:
-                    v += Cbc[j - 1, k - 1]
+            if i > 0:
+                ab = Cab[i - 1, j - 1] if j > 0 else 0.0
+                ac = Cac[i - 1, k - 1] if k > 0 else 0.0
+                v = Fp[j, k]                                    # 1: a
                 if v > best:
                     best = v
-                    bm = m
+                    bm = 1
+            if j > 0:
+                v = Fc[j - 1, k]                                # 2: b
+                if v > best:
+                    best = v
+                    bm = 2
+                if i > 0:
+                    v = Fp[j - 1, k] + ab                       # 3: a b
+                    if v > best:
+                        best = v
+                        bm = 3
+            if k > 0:
+                v = Fc[j, k - 1]                                # 4: c
+                if v > best:
+                    best = v
+                    bm = 4
+                if i > 0:
+                    v = Fp[j, k - 1] + ac                       # 5: a c
+                    if v > best:
+                        best = v
+                        bm = 5
+                if j > 0:
+                    bc = Cbc[j - 1, k - 1]
+                    v = Fc[j - 1, k - 1] + bc                   # 6: b c
+                    if v > best:
+                        best = v
+                        bm = 6
+                    if i > 0:
+                        v = Fp[j - 1, k - 1] + ab + ac + bc     # 7: a b c
+                        if v > best:
+                            best = v
+                            bm = 7
             Fc[j, k] = best
             if point:
                 P[i, j, k] = bm
 
 
 @jit
-def support_last(Cab, Cac, Cbc):
+def support_last(Cab, Cac, Cbc, Bab, Bac, Bbc, low):
     """The last layer ``F[j, k]`` of the support DP: the most support of an alignment of
-    the whole first sequence with the prefixes ``j`` and ``k`` of the others."""
+    the whole first sequence with the prefixes ``j`` and ``k`` of the others (minus
+    infinity where pruned; see :func:`_support_step`)."""
     la, lb = Cab.shape
     lc = Cac.shape[1]
     Fp = np.empty((lb + 1, lc + 1), np.float64)
     Fc = np.empty((lb + 1, lc + 1), np.float64)
     P = np.empty((0, 0, 0), np.uint8)
+    mbc = np.empty(lb + 1, np.float64)
+    for j in range(lb + 1):
+        mbc[j] = Bbc[j].max()
     for i in range(la + 1):
-        _support_step(Fp, Fc, i, Cab, Cac, Cbc, P)
+        _support_step(Fp, Fc, i, Cab, Cac, Cbc, P, Bab, Bac, Bbc, mbc, low)
         Fp, Fc = Fc, Fp
     return Fp
 
 
 @jit
-def support_moves(Cab, Cac, Cbc):
+def support_moves(Cab, Cac, Cbc, Bab, Bac, Bbc, low):
     """``(moves, support)`` of an alignment of three sequences with the most support,
-    traced back through a full cube of pointers."""
+    traced back through a full cube of pointers (pruned as in :func:`_support_step`)."""
     la, lb = Cab.shape
     lc = Cac.shape[1]
     Fp = np.empty((lb + 1, lc + 1), np.float64)
     Fc = np.empty((lb + 1, lc + 1), np.float64)
     P = np.empty((la + 1, lb + 1, lc + 1), np.uint8)
+    mbc = np.empty(lb + 1, np.float64)
+    for j in range(lb + 1):
+        mbc[j] = Bbc[j].max()
     for i in range(la + 1):
-        _support_step(Fp, Fc, i, Cab, Cac, Cbc, P)
+        _support_step(Fp, Fc, i, Cab, Cac, Cbc, P, Bab, Bac, Bbc, mbc, low)
         Fp, Fc = Fc, Fp
     moves = np.empty(la + lb + lc, np.uint8)
     n = 0
     i, j, k = la, lb, lc
     while i > 0 or j > 0 or k > 0:
         m = P[i, j, k]
+        if m == 0:
+            raise AssertionError("internal error: the support traceback met a pruned cell")
         moves[n] = m
         n += 1
         i -= m & 1
         j -= (m >> 1) & 1
         k -= (m >> 2) & 1
     return moves[:n][::-1].copy(), Fp[lb, lc]
+
+
+@jit
+def pair_support_bound(C):
+    """``B[i, j]``: the most support (sum of ``C`` over aligned pairs, gaps free) of an
+    alignment of two sequences through the lattice point ``(i, j)``: the best prefix
+    alignment to it plus the best suffix alignment from it."""
+    la, lb = C.shape
+    F = np.empty((la + 1, lb + 1), np.float64)
+    R = np.empty((la + 1, lb + 1), np.float64)
+    for i in range(la + 1):
+        for j in range(lb + 1):
+            v = 0.0 if i == 0 and j == 0 else -np.inf
+            if i > 0:
+                v = max(v, F[i - 1, j])
+            if j > 0:
+                v = max(v, F[i, j - 1])
+            if i > 0 and j > 0:
+                v = max(v, F[i - 1, j - 1] + C[i - 1, j - 1])
+            F[i, j] = v
+    for i in range(la, -1, -1):
+        for j in range(lb, -1, -1):
+            v = 0.0 if i == la and j == lb else -np.inf
+            if i < la:
+                v = max(v, R[i + 1, j])
+            if j < lb:
+                v = max(v, R[i, j + 1])
+            if i < la and j < lb:
+                v = max(v, R[i + 1, j + 1] + C[i, j])
+            R[i, j] = v
+    return F + R
+
+
+@jit
+def support_guess(Cab, Cac, Cbc):
+    """The support of one alignment of three sequences (a lower bound of the most):
+    a and b aligned by the most support of ``Cab``, then c to that pair by the most
+    support of ``Cac`` and ``Cbc`` over its columns."""
+    la, lb = Cab.shape
+    lc = Cac.shape[1]
+    F = np.empty((la + 1, lb + 1), np.float64)
+    T = np.zeros((la + 1, lb + 1), np.uint8)
+    for i in range(la + 1):
+        for j in range(lb + 1):
+            if i == 0 and j == 0:
+                F[0, 0] = 0.0
+                continue
+            v = -np.inf
+            t = 0
+            if i > 0 and F[i - 1, j] > v:
+                v = F[i - 1, j]
+                t = 1
+            if j > 0 and F[i, j - 1] > v:
+                v = F[i, j - 1]
+                t = 2
+            if i > 0 and j > 0 and F[i - 1, j - 1] + Cab[i - 1, j - 1] > v:
+                v = F[i - 1, j - 1] + Cab[i - 1, j - 1]
+                t = 3
+            F[i, j] = v
+            T[i, j] = t
+    xa = np.empty(la + lb, np.int64)
+    xb = np.empty(la + lb, np.int64)
+    n = 0
+    i, j = la, lb
+    while i > 0 or j > 0:
+        t = T[i, j]
+        xa[n] = i - 1 if t & 1 else -1
+        xb[n] = j - 1 if t & 2 else -1
+        n += 1
+        i -= t & 1
+        j -= (t >> 1) & 1
+    G = np.empty((n + 1, lc + 1), np.float64)
+    for q in range(n + 1):
+        for k in range(lc + 1):
+            if q == 0 and k == 0:
+                G[0, 0] = 0.0
+                continue
+            v = -np.inf
+            if q > 0:
+                v = max(v, G[q - 1, k])
+            if k > 0:
+                v = max(v, G[q, k - 1])
+            if q > 0 and k > 0:
+                x = xa[n - q]
+                y = xb[n - q]
+                w = (Cac[x, k - 1] if x >= 0 else 0.0) + (Cbc[y, k - 1] if y >= 0 else 0.0)
+                v = max(v, G[q - 1, k - 1] + w)
+            G[q, k] = v
+    return F[la, lb] + G[n, lc]

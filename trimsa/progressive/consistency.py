@@ -471,14 +471,16 @@ def support_alignment(Cab, Cac, Cbc, cube: int = SUPPORT_CUBE) -> tuple[np.ndarr
 
     ``Cab`` (``la x lb``), ``Cac`` and ``Cbc`` give the support of each pair of residues
     of two of the sequences; a column scores the sum over its pairs of residues, gaps
-    nothing. Cubes of at most ``cube`` cells are traced back in full
-    (:func:`_cpu.support_moves`); larger ones, with the longest sequence first, are cut
-    in the middle layer ``mid`` of the first sequence at the cell ``(mid, j, k)`` of the
-    most support of the prefixes' forward sweep plus the suffixes' reversed sweep
-    (:func:`_cpu.support_last`; the first such cell in ``(j, k)`` order), which lies on
-    an optimal path, and both halves are solved the same way (Hirschberg's divide and
-    conquer in three dimensions). Ties keep the lowest move, so the alignment depends
-    only on the inputs.
+    nothing. Only cells that can lie on an optimal path are filled (Carrillo and
+    Lipman's bound: the best pairwise alignments through a cell's three projections
+    must reach the support of a known alignment, :func:`_cpu.support_guess`). Cubes of
+    at most ``cube`` cells are traced back in full (:func:`_cpu.support_moves`); larger
+    ones, with the longest sequence first, are cut in the middle layer ``mid`` of the
+    first sequence at the cell ``(mid, j, k)`` of the most support of the prefixes'
+    forward sweep plus the suffixes' reversed sweep (:func:`_cpu.support_last`; the
+    first such cell in ``(j, k)`` order), which lies on an optimal path, and both
+    halves are solved the same way (Hirschberg's divide and conquer in three
+    dimensions). Ties keep the lowest move, so the alignment depends only on the inputs.
     """
     mats = {(0, 1): np.asarray(Cab, np.float64), (0, 2): np.asarray(Cac, np.float64),
             (1, 2): np.asarray(Cbc, np.float64)}
@@ -491,27 +493,39 @@ def support_alignment(Cab, Cac, Cbc, cube: int = SUPPORT_CUBE) -> tuple[np.ndarr
     def pair(s, t):
         return mats[s, t] if s < t else mats[t, s].T
 
-    moves, total = _split(*(np.ascontiguousarray(pair(order[x], order[y]))
-                            for x, y in ((0, 1), (0, 2), (1, 2))), cube)
+    C = [np.ascontiguousarray(pair(order[x], order[y])) for x, y in ((0, 1), (0, 2), (1, 2))]
+    B = [_cpu.pair_support_bound(c) for c in C]
+    guess = _cpu.support_guess(*C)
+    low = guess - 1e-9 * max(1.0, abs(guess))   # sums in other orders may round lower
+    moves, total = _split(C, B, low, cube)
     out = np.zeros_like(moves)
     for d, src in enumerate(order):
         out |= ((moves >> d) & 1) << src
     return out.astype(np.uint8), total
 
 
-def _split(Cab, Cac, Cbc, cube):
-    la, lb = Cab.shape
-    lc = Cac.shape[1]
+def _split(C, B, low, cube):
+    """:func:`support_alignment` of the box whose support matrices are ``C`` and
+    pairwise bounds (at its lattice points) ``B``."""
+    la, lb = C[0].shape
+    lc = C[1].shape[1]
     if la <= 1 or (la + 1) * (lb + 1) * (lc + 1) <= cube:
-        return _cpu.support_moves(Cab, Cac, Cbc)
+        return _cpu.support_moves(*C, *B, low)
     mid = la // 2
-    F = _cpu.support_last(Cab[:mid], Cac[:mid], Cbc)
-    R = _cpu.support_last(np.ascontiguousarray(Cab[mid:][::-1, ::-1]),
-                          np.ascontiguousarray(Cac[mid:][::-1, ::-1]),
-                          np.ascontiguousarray(Cbc[::-1, ::-1]))[::-1, ::-1]
+
+    def flip(x):
+        return np.ascontiguousarray(x[::-1, ::-1])
+
+    c = np.ascontiguousarray
+    F = _cpu.support_last(c(C[0][:mid]), c(C[1][:mid]), C[2],
+                          c(B[0][:mid + 1]), c(B[1][:mid + 1]), B[2], low)
+    R = _cpu.support_last(flip(C[0][mid:]), flip(C[1][mid:]), flip(C[2]),
+                          flip(B[0][mid:]), flip(B[1][mid:]), flip(B[2]), low)[::-1, ::-1]
     total = F + R
     j, k = np.unravel_index(int(np.argmax(total)), total.shape)
-    left, _ = _split(Cab[:mid, :j], Cac[:mid, :k], np.ascontiguousarray(Cbc[:j, :k]), cube)
-    right, _ = _split(np.ascontiguousarray(Cab[mid:, j:]), np.ascontiguousarray(Cac[mid:, k:]),
-                      np.ascontiguousarray(Cbc[j:, k:]), cube)
+    left, _ = _split([c(C[0][:mid, :j]), c(C[1][:mid, :k]), c(C[2][:j, :k])],
+                     [c(B[0][:mid + 1, :j + 1]), c(B[1][:mid + 1, :k + 1]),
+                      c(B[2][:j + 1, :k + 1])], low, cube)
+    right, _ = _split([c(C[0][mid:, j:]), c(C[1][mid:, k:]), c(C[2][j:, k:])],
+                      [c(B[0][mid:, j:]), c(B[1][mid:, k:]), c(B[2][j:, k:])], low, cube)
     return np.concatenate([left, right]), float(total[j, k])
