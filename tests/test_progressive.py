@@ -190,6 +190,10 @@ def test_three_sequences_take_the_library_and_an_exact_alignment_by_default(monk
         "exact 3-way"
     none = Aligner(consistency=0).align(pairs)
     assert [s.name for s in none.stages] == ["read", "guide tree", "merges"]
+    starved = dict(library="tree", max_library_cells=1)   # the tree's library is not built
+    assert [s.name for s in Aligner(**starved).align(pairs).stages][-1] == "merges"
+    with pytest.raises(OptionError, match="library was not built"):
+        Aligner(exact_triplet="library", **starved).align(pairs)
 
 
 def test_two_sequences_take_the_library():
