@@ -1100,7 +1100,7 @@ def mix_triplet_votes(pairs, idx, offsets, first, thirds, tmap, map_off, weights
 # -- three sequences: the exact alignment of most library support -----------------------
 
 @jit
-def _support_step(Fp, Fc, i, Cab, Cac, Cbc, P, Bab, Bac, Bbc, mbc, low):
+def _support_step(Fp, Fc, dlo, dhi, i, Cab, Cac, Cbc, P, Bab, Bac, Bbc, mbc, low):
     """Layer ``i`` of the support DP of three sequences into ``Fc`` from layer ``i - 1``
     in ``Fp``; with a pointer cube ``P`` (not empty) each cell's move goes to ``P[i]``.
 
@@ -1112,8 +1112,12 @@ def _support_step(Fp, Fc, i, Cab, Cac, Cbc, P, Bab, Bac, Bbc, mbc, low):
     in any alignment through the lattice point ``(i, j)`` (the best pairwise
     alignment through it), and likewise ``Bac``, ``Bbc``; a cell whose three bounds
     sum below ``low`` (the support of a known alignment) lies on no optimal path and
-    is set to minus infinity; whole rows ``(i, j)`` go at once where even the row
-    maxima ``mbc[j]`` of ``Bbc`` and of ``Bac[i]`` cannot reach it.
+    is set to minus infinity. Each row ``(i, j)`` is computed only from the first to
+    the last cell that passes (none where even the row maxima ``mbc[j]`` of ``Bbc``
+    and of ``Bac[i]`` cannot reach ``low``). ``Fc`` holds minus infinity outside each
+    row's range ``dlo[j]..dhi[j]`` of cells written by its last use, so only that
+    range is reset: the work follows the cells kept, not the cube. Pointers are
+    written for computed cells only: a traceback from the far corner visits no other.
     """
     lb = Cab.shape[1]
     lc = Cac.shape[1]
@@ -1123,19 +1127,26 @@ def _support_step(Fp, Fc, i, Cab, Cac, Cbc, P, Bab, Bac, Bbc, mbc, low):
     for k in range(lc + 1):
         mac = max(mac, Bac[i, k])
     for j in range(lb + 1):
-        if Bab[i, j] + mac + mbc[j] < low:
-            Fc[j, :] = ninf
-            if point:
-                P[i, j, :] = 0
-            continue
-        for k in range(lc + 1):
+        need = low - Bab[i, j]
+        first = lc + 1
+        last = -1
+        if mac + mbc[j] >= need:
+            for k in range(lc + 1):
+                if Bac[i, k] + Bbc[j, k] >= need:
+                    first = min(first, k)
+                    last = k
+        for k in range(dlo[j], min(dhi[j] + 1, first)):
+            Fc[j, k] = ninf
+        for k in range(max(dlo[j], last + 1), dhi[j] + 1):
+            Fc[j, k] = ninf
+        dlo[j] = first
+        dhi[j] = last
+        for k in range(first, last + 1):
             if i == 0 and j == 0 and k == 0:
                 Fc[0, 0] = 0.0
                 continue
-            if Bab[i, j] + Bac[i, k] + Bbc[j, k] < low:
+            if Bac[i, k] + Bbc[j, k] < need:
                 Fc[j, k] = ninf
-                if point:
-                    P[i, j, k] = 0
                 continue
             # candidates in move order 1..7; a strict > keeps the lowest move on ties
             best = ninf
@@ -1184,22 +1195,34 @@ def _support_step(Fp, Fc, i, Cab, Cac, Cbc, P, Bab, Bac, Bbc, mbc, low):
 
 
 @jit
-def support_last(Cab, Cac, Cbc, Bab, Bac, Bbc, low):
-    """The last layer ``F[j, k]`` of the support DP: the most support of an alignment of
-    the whole first sequence with the prefixes ``j`` and ``k`` of the others (minus
-    infinity where pruned; see :func:`_support_step`)."""
+def _support_sweep(Cab, Cac, Cbc, P, Bab, Bac, Bbc, low):
+    """Every layer of the support DP (pointers into ``P`` when it is not empty); the
+    last layer (minus infinity where pruned)."""
     la, lb = Cab.shape
     lc = Cac.shape[1]
-    Fp = np.empty((lb + 1, lc + 1), np.float64)
-    Fc = np.empty((lb + 1, lc + 1), np.float64)
-    P = np.empty((0, 0, 0), np.uint8)
+    Fp = np.full((lb + 1, lc + 1), -np.inf)
+    Fc = np.full((lb + 1, lc + 1), -np.inf)
+    # per buffer and row, the cells that may hold a value (all minus infinity outside)
+    dp = np.empty((2, lb + 1), np.int64)
+    dp[0, :] = 0
+    dp[1, :] = -1
+    dc = dp.copy()
     mbc = np.empty(lb + 1, np.float64)
     for j in range(lb + 1):
         mbc[j] = Bbc[j].max()
     for i in range(la + 1):
-        _support_step(Fp, Fc, i, Cab, Cac, Cbc, P, Bab, Bac, Bbc, mbc, low)
+        _support_step(Fp, Fc, dc[0], dc[1], i, Cab, Cac, Cbc, P, Bab, Bac, Bbc, mbc, low)
         Fp, Fc = Fc, Fp
+        dp, dc = dc, dp
     return Fp
+
+
+@jit
+def support_last(Cab, Cac, Cbc, Bab, Bac, Bbc, low):
+    """The last layer ``F[j, k]`` of the support DP: the most support of an alignment of
+    the whole first sequence with the prefixes ``j`` and ``k`` of the others (minus
+    infinity where pruned; see :func:`_support_step`)."""
+    return _support_sweep(Cab, Cac, Cbc, np.empty((0, 0, 0), np.uint8), Bab, Bac, Bbc, low)
 
 
 @jit
@@ -1208,28 +1231,21 @@ def support_moves(Cab, Cac, Cbc, Bab, Bac, Bbc, low):
     traced back through a full cube of pointers (pruned as in :func:`_support_step`)."""
     la, lb = Cab.shape
     lc = Cac.shape[1]
-    Fp = np.empty((lb + 1, lc + 1), np.float64)
-    Fc = np.empty((lb + 1, lc + 1), np.float64)
     P = np.empty((la + 1, lb + 1, lc + 1), np.uint8)
-    mbc = np.empty(lb + 1, np.float64)
-    for j in range(lb + 1):
-        mbc[j] = Bbc[j].max()
-    for i in range(la + 1):
-        _support_step(Fp, Fc, i, Cab, Cac, Cbc, P, Bab, Bac, Bbc, mbc, low)
-        Fp, Fc = Fc, Fp
+    F = _support_sweep(Cab, Cac, Cbc, P, Bab, Bac, Bbc, low)
+    if not F[lb, lc] > -np.inf:
+        raise AssertionError("internal error: the support bound pruned the far corner")
     moves = np.empty(la + lb + lc, np.uint8)
     n = 0
     i, j, k = la, lb, lc
     while i > 0 or j > 0 or k > 0:
         m = P[i, j, k]
-        if m == 0:
-            raise AssertionError("internal error: the support traceback met a pruned cell")
         moves[n] = m
         n += 1
         i -= m & 1
         j -= (m >> 1) & 1
         k -= (m >> 2) & 1
-    return moves[:n][::-1].copy(), Fp[lb, lc]
+    return moves[:n][::-1].copy(), F[lb, lc]
 
 
 @jit

@@ -9,7 +9,8 @@
 ``Aligner(**variant)``; mean SPFN / SPFP per group. ``pairs``: each of the three pairs of
 every such case is aligned alone (two sequences), and scored against the true alignment
 projected on the pair; ``--muscle`` adds MUSCLE5 (``muscle -align``, one thread) on the
-same pairs. Validate groups are refused.
+same pairs. Validate groups are refused, except by ``triplets --report`` (report time
+only, after the choice was committed), which also scores the stored peer outputs.
 """
 
 from __future__ import annotations
@@ -30,8 +31,8 @@ HARNESS = HERE.parent / "2026-11-24-affine-triplets"
 sys.path.insert(0, str(HARNESS))
 sys.path.insert(0, str(HERE.parents[2]))
 
-from score import (evaluate_groups, expand_groups, group_cases, is_validate,  # noqa: E402
-                   markdown_table, read_records, score)
+from score import (DEFAULT_PEERS, evaluate_groups, expand_groups,  # noqa: E402
+                   group_cases, is_validate, markdown_table, read_records, score)
 
 from trimsa.progressive import Aligner  # noqa: E402
 
@@ -84,15 +85,18 @@ def main(argv=None) -> int:
     ap.add_argument("--variants", nargs="+", default=["{}"])
     ap.add_argument("--groups", nargs="+", default=["tune"])
     ap.add_argument("--muscle", action="store_true")
+    ap.add_argument("--report", action="store_true",
+                    help="triplets only: allow validate groups and score the stored peers")
     args = ap.parse_args(argv)
     names = expand_groups(args.groups)
-    if any(is_validate(g) for g in names):
-        ap.error("tune groups only")
+    if any(is_validate(g) for g in names) and not (args.report and args.what == "triplets"):
+        ap.error("tune groups only (validate: triplets --report, at report time)")
     groups = {g: c for g in names if (c := group_cases(g))}
     if args.what == "triplets":
         for spec in args.variants:
             t = time.time()
-            res = evaluate_groups(groups, aligner=trimsa_aligner(json.loads(spec)), peers=())
+            res = evaluate_groups(groups, aligner=trimsa_aligner(json.loads(spec)),
+                                  peers=DEFAULT_PEERS if args.report else ())
             print(f"## Aligner(**{spec}), {time.time() - t:.1f} s\n\n{markdown_table(res)}\n",
                   flush=True)
         return 0
