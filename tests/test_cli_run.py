@@ -223,7 +223,7 @@ def test_phylo_workflow_example(tmp_path):
 def test_run_triplet_votes(tmp_path, capsys):
     out = tmp_path / "out.fa"
     assert main(["run", str(INPUT), "-o", str(out), "-v", "-q", "--triplet-votes", "0.25",
-                 "--triplet-thirds", "1", "--triplet-width", "8"]) == 0
+                 "--triplet-thirds", "1", "--triplet-width", "8", "--device", "cpu"]) == 0
     err = capsys.readouterr().err
     n = len(records(INPUT))
     line = [x for x in err.splitlines() if "triplets:" in x][0]
