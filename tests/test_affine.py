@@ -438,6 +438,47 @@ def test_gpu_sweeps_and_cubes_of_subproblems_equal_cpu(gpu_memory):
         assert (value, es) == (int(v), int(e)) and np.array_equal(moves, mv)
 
 
+@pytest.mark.parametrize("mode", [0, 1, 2])
+def test_cores_of_large_triplets_give_the_cpu_alignment(mode, monkeypatch):
+    """The GPU path of cubes beyond the full cube solves each one's core (the whole
+    triplet in global mode; between the end and the start two sweeps find in the
+    others) by the global divide and conquer with the core's closed faces: on the CPU,
+    that is :func:`_affine.align`'s alignment, move for move."""
+    from trimsa.io import as_sequence_set
+    from trimsa.triplet import api
+
+    monkeypatch.setattr(_affine, "CUBE_CELLS", 1 << 12)   # force the divide and conquer
+    rng = np.random.default_rng(mode + 7)
+    seqs = as_sequence_set(_random_strings(rng, rng.integers(20, 40, 6), "ACGTN"), "dna")
+    trip = np.array([[0, 1, 2], [3, 4, 5], [5, 1, 0]])
+    sc = Scoring.dna(gap_open=-3, gap_extend=-1)
+    cores, forbid, scores, boxes = api._cores(seqs, trip, mode, sc, 2)
+    for q, t in enumerate(trip):
+        a, b, c = (seqs.code(int(x)) for x in t)
+        score, box, moves = _affine.align(a, b, c, sc.table, sc.gap_open, sc.gap_extend, mode)
+        got, _, value = _affine.global_moves(*cores[q], sc.table, sc.gap_open, sc.gap_extend,
+                                             _affine.FRESH, _affine.FRESH, int(forbid[q]))
+        assert tuple(boxes[q]) == tuple(box) and np.array_equal(got, moves)
+        assert (value if mode == 0 else scores[q]) == score
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("mode", ["semiglobal", "local"])
+def test_gpu_semiglobal_and_local_tracebacks_beyond_the_full_cube_equal_cpu(mode, gpu_memory):
+    """Semiglobal and local cubes beyond ``CUBE_CELLS``: the end and start from the CPU's
+    sweeps, the core's divide and conquer on the GPU; the CPU's alignments."""
+    from trimsa.io import as_sequence_set
+
+    rng = np.random.default_rng(len(mode))
+    seqs = as_sequence_set(_random_strings(rng, rng.integers(170, 240, 6), "ACGTN"), "dna")
+    trip = np.array([[0, 1, 2], [3, 4, 5], [0, 3, 5], [5, 1, 0]])
+    sc = Scoring.dna(gap_open=-3, gap_extend=-1)
+    gpu = trimsa.align_triplets(seqs, trip, scoring=sc, mode=mode, device="gpu")
+    cpu = trimsa.align_triplets(seqs, trip, scoring=sc, mode=mode, device="cpu")
+    for g, c in zip(gpu, cpu):
+        assert (g.rows, g.score) == (c.rows, c.score)
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("gaps", [(-3, -1), (-8, -1), (-1, -2)])
 def test_gpu_global_tracebacks_beyond_the_full_cube_equal_cpu(gaps, gpu_memory):

@@ -507,16 +507,20 @@ def _traced_cubes(cubes, sc, mem_fraction):
     return out
 
 
-def align_global(triplets, sc, *, mem_fraction: float = MEM_FRACTION) -> list:
+def align_global(triplets, sc, *, forbid=None, mem_fraction: float = MEM_FRACTION) -> list:
     """Optimal global alignments of ``triplets`` (``(a, b, c)`` code arrays, any size)
     by the divide and conquer of ``_affine.global_steps``, its sweeps and its cubes on
     the GPU, all the triplets' requests of a round in one batch: ``[(moves, score)]``,
-    bit for bit ``_affine.global_moves``. Sweeps or cubes with an empty sequence are
-    done on the CPU (the kernels take sequences of one residue or more)."""
+    bit for bit ``_affine.global_moves`` (with each triplet's ``forbid``, the faces its
+    path may not touch after its start: the cores of semiglobal and local alignments;
+    default none). Sweeps or cubes with an empty sequence are done on the CPU (the
+    kernels take sequences of one residue or more)."""
     from . import _affine
 
     o, e = int(sc.gap_open), int(sc.gap_extend)
-    gens = [_affine.global_steps(a, b, c, o, e) for a, b, c in triplets]
+    forbid = [0] * len(triplets) if forbid is None else [int(f) for f in forbid]
+    gens = [_affine.global_steps(a, b, c, o, e, _affine.FRESH, _affine.FRESH, f)
+            for (a, b, c), f in zip(triplets, forbid)]
     pending = {q: next(g) for q, g in enumerate(gens)}
     done = [None] * len(gens)
 

@@ -413,8 +413,10 @@ def align_triplets(seqs, triplets, *, mode: Mode = "global", scoring: Scoring | 
     ``device``: ``"cpu"``, ``"gpu"`` or ``"auto"``. On a GPU, affine
     triplets whose cube fits are aligned there in batches, and larger global
     ones by the same divide and conquer as on the CPU with its sweeps and cubes
-    on the GPU, all with the same alignments as on the CPU; larger semiglobal and
-    local ones stay on the CPU. GPU tracebacks take affine gaps only
+    on the GPU, all with the same alignments as on the CPU; for larger
+    semiglobal and local ones the two sweeps that find the end and the start
+    run on the CPU (``threads``), the divide and conquer of the core between
+    them on the GPU. GPU tracebacks take affine gaps only
     (``gap_open < 0``); ``"gpu"`` with a linear scoring is an error.
 
     ``bands``: one band per triplet (see :func:`~trimsa.triplet._checks.check_bands`:
@@ -486,9 +488,12 @@ def align_triplets(seqs, triplets, *, mode: Mode = "global", scoring: Scoring | 
 
 def _align_affine(seqs: SequenceSet, trip, m: int, sc: Scoring, mode: str, nthreads: int,
                   device: str = "cpu") -> list:
-    """Affine tracebacks of ``trip``: full cubes on the GPU with ``device="gpu"``,
-    the rest on ``nthreads`` CPU threads (the kernels release the GIL). Every
-    alignment is rescored from its rows and must give the optimum."""
+    """Affine tracebacks of ``trip``: with ``device="gpu"``, full cubes and the divide
+    and conquer of larger ones on the GPU (for semiglobal and local ones, that of the
+    core between the end and the start that two sweeps on ``nthreads`` CPU threads
+    find, :func:`_affine.end_and_start`); the rest on ``nthreads`` CPU threads (the
+    kernels release the GIL). Every alignment is rescored from its rows and must give
+    the optimum."""
     from . import _affine
 
     results = [None] * trip.shape[0]
@@ -499,18 +504,19 @@ def _align_affine(seqs: SequenceSet, trip, m: int, sc: Scoring, mode: str, nthre
         lens = seqs.lengths[trip].astype(np.int64)
         ok = _gpu_affine.traceable(lens, sc)
         fits = (np.prod(lens + 1, axis=1) <= _affine.CUBE_CELLS) & ok
-        large = ~fits & ok & (m == 0)   # global: the divide and conquer on the GPU
+        large = ~fits & ok
         on_gpu = np.flatnonzero(fits)
         todo = np.flatnonzero(~fits & ~large)
         scores, boxes, moves = _gpu_affine.align_triplets(seqs, trip[on_gpu], m, sc)
         big = np.flatnonzero(large)
         if big.size:
-            got = _gpu_affine.align_global(
-                [tuple(seqs.code(int(x)) for x in trip[t]) for t in big], sc)
+            cores, forbid, big_scores, big_boxes = _cores(seqs, trip[big], m, sc, nthreads)
+            got = _gpu_affine.align_global(cores, sc, forbid=forbid)
             on_gpu = np.concatenate([on_gpu, big])
-            scores = np.concatenate([scores, [v for _, v in got]]).astype(np.int64)
-            boxes = np.concatenate([boxes, np.concatenate(
-                [np.zeros((big.size, 3), np.int64), lens[big]], axis=1)])
+            if m == 0:
+                big_scores = [v for _, v in got]
+            scores = np.concatenate([scores, big_scores]).astype(np.int64)
+            boxes = np.concatenate([boxes, big_boxes])
             moves = list(moves) + [mv for mv, _ in got]
         move_off = np.zeros(len(moves) + 1, dtype=np.int64)
         move_off[1:] = np.cumsum([len(x) for x in moves])
@@ -532,6 +538,40 @@ def _align_affine(seqs: SequenceSet, trip, m: int, sc: Scoring, mode: str, nthre
 
     _numba.in_threads(run, todo, nthreads)
     return results
+
+
+def _cores(seqs: SequenceSet, trip, m: int, sc: Scoring, nthreads: int):
+    """The global problems of ``trip``'s alignments in mode ``m``: ``(cores, forbid,
+    scores, boxes)``, each core the three code arrays between the start and the end
+    of an optimal alignment and the faces its path may not touch after its start
+    (global: the whole sequences, none; semiglobal and local: from
+    :func:`_affine.end_and_start` on ``nthreads`` CPU threads, as
+    :func:`_affine.align` does), with the optimum and the box ``(start, end)``."""
+    from . import _affine
+
+    n = trip.shape[0]
+    codes = [tuple(seqs.code(int(x)) for x in t) for t in trip]
+    scores = np.zeros(n, np.int64)
+    boxes = np.zeros((n, 6), np.int64)
+    forbid = np.zeros(n, np.int64)
+    cores = [None] * n
+
+    def run(chunk):
+        for q in chunk.tolist():
+            a, b, c = codes[q]
+            if m == 0:
+                start, end = (0, 0, 0), (len(a), len(b), len(c))
+            else:
+                score, e, s = _affine.end_and_start(a, b, c, sc.table, np.int32(sc.gap_open),
+                                                    np.int32(sc.gap_extend), m)
+                start, end = tuple(int(v) for v in s), tuple(int(v) for v in e)
+                scores[q] = score
+                forbid[q] = sum(1 << d for d in range(3) if start[d] == 0)
+            boxes[q] = (*start, *end)
+            cores[q] = tuple(x[start[d]:end[d]] for d, x in enumerate((a, b, c)))
+
+    _numba.in_threads(run, np.arange(n), nthreads)
+    return cores, forbid, scores, boxes
 
 
 def align_banded(seqs: SequenceSet, trip, bands, sc: Scoring, nthreads: int,
