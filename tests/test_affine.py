@@ -463,10 +463,32 @@ def test_cores_of_large_triplets_give_the_cpu_alignment(mode, monkeypatch):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("gaps", [(-3, -1), (-8, -1), (-1, -2)])
+def test_gpu_end_and_start_sweeps_equal_cpu(gaps, gpu_memory):
+    """The GPU's sweeps that find where semiglobal and local alignments end and start
+    give the CPU's score and cells (ties included), for random lengths 0..60 (empty
+    sequences and ends on a near face go to the CPU) and codes with IUPAC letters."""
+    from trimsa.triplet import _gpu_affine
+
+    rng = np.random.default_rng(-sum(gaps))
+    sc = Scoring.dna(gap_open=gaps[0], gap_extend=gaps[1])
+    items = [tuple(rng.integers(0, 15, int(rng.integers(0, 61))).astype(np.uint8)
+                   for _ in range(3)) for _ in range(150)]
+    items += [tuple(np.zeros(n, np.uint8) for n in (20, 25, 30))]   # many equal ends
+    for m in (1, 2):
+        got = _gpu_affine.end_and_start(items, sc, m)
+        for (a, b, c), (score, end, start) in zip(items, got):
+            want = _affine.end_and_start(a, b, c, sc.table, np.int32(gaps[0]),
+                                         np.int32(gaps[1]), m)
+            assert (score, end, start) == (int(want[0]), tuple(int(v) for v in want[1]),
+                                           tuple(int(v) for v in want[2]))
+
+
+@pytest.mark.gpu
 @pytest.mark.parametrize("mode", ["semiglobal", "local"])
 def test_gpu_semiglobal_and_local_tracebacks_beyond_the_full_cube_equal_cpu(mode, gpu_memory):
-    """Semiglobal and local cubes beyond ``CUBE_CELLS``: the end and start from the CPU's
-    sweeps, the core's divide and conquer on the GPU; the CPU's alignments."""
+    """Semiglobal and local cubes beyond ``CUBE_CELLS``: the end and start sweeps and the
+    core's divide and conquer on the GPU; the CPU's alignments."""
     from trimsa.io import as_sequence_set
 
     rng = np.random.default_rng(len(mode))

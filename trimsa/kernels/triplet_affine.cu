@@ -96,6 +96,14 @@ __device__ __forceinline__ long long trace_index(int i, int j, int k, int la, in
 // chunk) sweeps only the layers where the band meets it (both bounds never decrease
 // with i, so they are an interval); cells outside the band hold NEG, and a face buffer
 // entry of a layer its writer did not sweep reads as NEG.
+// Subproblems (SUB) take per item the state the path starts in and the faces it may not
+// touch (sub_if), and with lastbuf the states of the last layer (with TRACE: of the far
+// corner). Their `mode` packs the rule where paths start (bits 0-1: 0 at the origin, 1
+// and 2 on the near faces, 2 with the local floor), the rule of the cells read for the
+// best score (bits 2-3, as the modes), and bit 4: cells on the far faces end every path
+// (exports other than T closed; the reversed sweep that finds where a semiglobal or
+// local alignment starts). With `where`, SUB sweeps also report the cell of the best
+// score (the lowest index on ties, as with TRACE).
 __device__ __forceinline__ int first_at_least(const int* b, int w, int la, int v) {
     // the first layer i with b[4 i + w] >= v (la + 1 when none)
     int lo = 0, hi = la + 1;
@@ -173,7 +181,11 @@ affine_score(const unsigned char* __restrict__ codes,
         const int* bd = BAND ? band + 4 * band_off[item] : nullptr;
         const int init = SUB ? sub_if[2 * item] : 0;
         const int forbid = SUB ? sub_if[2 * item + 1] : 0;
-        int* last = SUB ? lastbuf + last_off[item] : nullptr;
+        const int smode = SUB ? (mode & 3) : mode;          // where paths start
+        const int emode = SUB ? ((mode >> 2) & 3) : mode;   // which cells are read
+        const bool block = SUB && ((mode >> 4) & 1);
+        const bool track = TRACE || (SUB && where != nullptr);
+        int* last = (SUB && lastbuf != nullptr) ? lastbuf + last_off[item] : nullptr;
         const long long* lo_ = BAND ? lay_off + band_off[item] : nullptr;
 
         for (int j0 = 0; j0 <= lb; j0 += TJ) {
@@ -288,7 +300,7 @@ affine_score(const unsigned char* __restrict__ codes,
                             int X[NSTATE];
                             if (j <= lb && (!BAND || (kin && j >= jl && j <= jh))) {
                                 int S[NSTATE];
-                                const bool fresh = (mode == 0) ? (i == 0 && j == 0 && k == 0)
+                                const bool fresh = (smode == 0) ? (i == 0 && j == 0 && k == 0)
                                                                : (i == 0 || j == 0 || k == 0);
                                 const bool closed = SUB && !fresh
                                                     && (((forbid & 1) && i == 0) || ((forbid & 2) && j == 0)
@@ -312,9 +324,9 @@ affine_score(const unsigned char* __restrict__ codes,
                                     S[10] = cfc[r + 1][0] + e2;
                                     S[11] = cfc[r + 1][1] + e2;
                                     S[12] = cfc[r + 1][2] + e2;
-                                    if (mode == 2) S[0] = mx(S[0], 0);
+                                    if (smode == 2) S[0] = mx(S[0], 0);
                                 }
-                                if (SUB && i == la && (!TRACE || (j == lb && k == lc))) {
+                                if (SUB && last != nullptr && i == la && (!TRACE || (j == lb && k == lc))) {
                                     int* dst = TRACE ? last : last + ((long long)j * (lc + 1) + k) * NSTATE;
 #pragma unroll
                                     for (int s = 0; s < NSTATE; ++s) dst[s] = S[s];
@@ -335,9 +347,13 @@ affine_score(const unsigned char* __restrict__ codes,
                                 } else {
                                     exports(S, go, X);
                                 }
-                                const bool read = (mode == 2) || (mode == 1 && (i == la || j == lb || k == lc))
+                                if (block && (i == la || j == lb || k == lc)) {
+#pragma unroll
+                                    for (int x = 1; x < NSTATE; ++x) X[x] = NEG;
+                                }
+                                const bool read = (emode == 2) || (emode == 1 && (i == la || j == lb || k == lc))
                                                   || (i == la && j == lb && k == lc);
-                                if (TRACE) {
+                                if (track) {
                                     const long long idx = ((long long)i * (lb + 1) + j) * (lc + 1) + k;
                                     if (read && (X[0] > best || (X[0] == best && idx < bidx))) {
                                         best = X[0];
@@ -398,7 +414,7 @@ affine_score(const unsigned char* __restrict__ codes,
 #pragma unroll
         for (int d = 16; d > 0; d >>= 1) {
             const int ov = __shfl_xor_sync(TRIMSA_FULL, best, d);
-            if (TRACE) {
+            if (track) {
                 const long long oi = __shfl_xor_sync(TRIMSA_FULL, bidx, d);
                 if (ov > best || (ov == best && oi < bidx)) {
                     best = ov;
@@ -410,7 +426,7 @@ affine_score(const unsigned char* __restrict__ codes,
         }
         if (lane == 0) {
             out[item] = best;
-            if (TRACE) where[item] = bidx;
+            if (track) where[item] = bidx;
         }
         __syncwarp();
     }

@@ -507,6 +507,84 @@ def _traced_cubes(cubes, sc, mem_fraction):
     return out
 
 
+def _best_cells(items, sc, mode: int, mem_fraction):
+    """Score sweeps of ``items`` (``(a, b, c)``, no empty sequence) on the GPU, with the
+    kernel's packed subproblem ``mode`` (see ``triplet_affine.cu``): the best score read
+    and its cell ``(i, j, k)`` (the first in ``(i, j, k)`` order on ties) each."""
+    import cupy
+
+    from . import _affine
+
+    K = _check_alphabet(sc)
+    fn, resident_warps, _ = _function("states")
+    d_sub = cupy.asarray(np.ascontiguousarray(sc.table, dtype=np.int32))
+    lens = np.array([[len(w[0]), len(w[1]), len(w[2])] for w in items], dtype=np.int64)
+    per_warp = warp_bytes(int(lens[:, 0].max()), int(lens[:, 2].max()))
+    budget = int(_free_bytes() * mem_fraction)
+
+    def too_large(q):
+        return MemoryError(f"an affine GPU sweep of lengths {tuple(int(x) for x in lens[q])} "
+                           f"needs {per_warp} bytes of device memory, more than {budget} bytes")
+
+    scores = np.empty(len(items), dtype=np.int64)
+    cells = np.empty((len(items), 3), dtype=np.int64)
+    for lo, hi in _batches([64] * len(items), per_warp, resident_warps, budget, too_large):
+        n = hi - lo
+        d_codes, d_off, trip, plens = _pack([x for w in items[lo:hi] for x in w])
+        sub_if = np.tile(np.array([_affine.FRESH, 0], dtype=np.int32), (n, 1))
+        d_where = cupy.empty(n, dtype=np.int64)
+        la, lc = int(plens[:, 0].max()), int(plens[:, 2].max())
+        d_out = _launch(fn, resident_warps, n, d_codes, d_off, cupy.asarray(trip), d_sub, K, sc,
+                        mode, jface_words(la, lc), (la + 1) * (TJ + 1) * FACE_WORDS,
+                        trace=(_NULL, _NULL, d_where),
+                        sub=(cupy.asarray(sub_if), _NULL, _NULL))
+        scores[lo:hi] = cupy.asnumpy(d_out)
+        where = cupy.asnumpy(d_where)
+        jk = (plens[:, 1] + 1) * (plens[:, 2] + 1)
+        cells[lo:hi, 0] = where // jk
+        cells[lo:hi, 1] = where % jk // (plens[:, 2] + 1)
+        cells[lo:hi, 2] = where % (plens[:, 2] + 1)
+        cupy.get_default_memory_pool().free_all_blocks()
+    return scores, cells
+
+
+def end_and_start(triplets, sc, m: int, *, mem_fraction: float = MEM_FRACTION) -> list:
+    """``_affine.end_and_start`` of ``triplets`` (``(a, b, c)`` code arrays) in mode ``m``
+    (1 semiglobal, 2 local) on the GPU: ``[(score, end, start)]``, the CPU's cells. The
+    forward sweep reads the best score of the mode and its cell; the reversed sweep of
+    the prefixes up to it starts at its origin and closes the far faces (the forward
+    cube's near faces, where the CPU's reversed sweep ends every path). Sweeps with an
+    empty sequence are done on the CPU."""
+    from . import _affine
+
+    o, e = np.int32(sc.gap_open), np.int32(sc.gap_extend)
+    out = [None] * len(triplets)
+
+    def cpu(q):
+        a, b, c = triplets[q]
+        score, end, start = _affine.end_and_start(a, b, c, sc.table, o, e, m)
+        out[q] = (int(score), tuple(int(v) for v in end), tuple(int(v) for v in start))
+
+    fwd = [q for q, w in enumerate(triplets) if min(len(x) for x in w) > 0]
+    for q in set(range(len(triplets))) - set(fwd):
+        cpu(q)
+    if not fwd:
+        return out
+    scores, ends = _best_cells([triplets[q] for q in fwd], sc, m | m << 2, mem_fraction)
+    rev, rev_items = [], []
+    for q, score, end in zip(fwd, scores, ends):
+        if min(end) == 0:
+            cpu(q)
+            continue
+        rev.append((q, int(score), tuple(int(v) for v in end)))
+        rev_items.append(tuple(x[:end[d]][::-1].copy() for d, x in enumerate(triplets[q])))
+    if rev:
+        _, back = _best_cells(rev_items, sc, 0 | m << 2 | 16, mem_fraction)
+        for (q, score, end), cell in zip(rev, back):
+            out[q] = (score, end, tuple(end[d] - int(cell[d]) for d in range(3)))
+    return out
+
+
 def align_global(triplets, sc, *, forbid=None, mem_fraction: float = MEM_FRACTION) -> list:
     """Optimal global alignments of ``triplets`` (``(a, b, c)`` code arrays, any size)
     by the divide and conquer of ``_affine.global_steps``, its sweeps and its cubes on

@@ -413,10 +413,9 @@ def align_triplets(seqs, triplets, *, mode: Mode = "global", scoring: Scoring | 
     ``device``: ``"cpu"``, ``"gpu"`` or ``"auto"``. On a GPU, affine
     triplets whose cube fits are aligned there in batches, and larger global
     ones by the same divide and conquer as on the CPU with its sweeps and cubes
-    on the GPU, all with the same alignments as on the CPU; for larger
-    semiglobal and local ones the two sweeps that find the end and the start
-    run on the CPU (``threads``), the divide and conquer of the core between
-    them on the GPU. GPU tracebacks take affine gaps only
+    on the GPU, all with the same alignments as on the CPU (semiglobal and local
+    ones: the two sweeps that find the end and the start, then the divide and
+    conquer of the core between them). GPU tracebacks take affine gaps only
     (``gap_open < 0``); ``"gpu"`` with a linear scoring is an error.
 
     ``bands``: one band per triplet (see :func:`~trimsa.triplet._checks.check_bands`:
@@ -510,7 +509,8 @@ def _align_affine(seqs: SequenceSet, trip, m: int, sc: Scoring, mode: str, nthre
         scores, boxes, moves = _gpu_affine.align_triplets(seqs, trip[on_gpu], m, sc)
         big = np.flatnonzero(large)
         if big.size:
-            cores, forbid, big_scores, big_boxes = _cores(seqs, trip[big], m, sc, nthreads)
+            cores, forbid, big_scores, big_boxes = _cores(seqs, trip[big], m, sc, nthreads,
+                                                          device="gpu")
             got = _gpu_affine.align_global(cores, sc, forbid=forbid)
             on_gpu = np.concatenate([on_gpu, big])
             if m == 0:
@@ -540,12 +540,13 @@ def _align_affine(seqs: SequenceSet, trip, m: int, sc: Scoring, mode: str, nthre
     return results
 
 
-def _cores(seqs: SequenceSet, trip, m: int, sc: Scoring, nthreads: int):
+def _cores(seqs: SequenceSet, trip, m: int, sc: Scoring, nthreads: int, device: str = "cpu"):
     """The global problems of ``trip``'s alignments in mode ``m``: ``(cores, forbid,
     scores, boxes)``, each core the three code arrays between the start and the end
     of an optimal alignment and the faces its path may not touch after its start
     (global: the whole sequences, none; semiglobal and local: from
-    :func:`_affine.end_and_start` on ``nthreads`` CPU threads, as
+    :func:`_affine.end_and_start` on ``nthreads`` CPU threads, or on the GPU with
+    ``device="gpu"`` (:func:`_gpu_affine.end_and_start`, the same cells), as
     :func:`_affine.align` does), with the optimum and the box ``(start, end)``."""
     from . import _affine
 
@@ -555,6 +556,11 @@ def _cores(seqs: SequenceSet, trip, m: int, sc: Scoring, nthreads: int):
     boxes = np.zeros((n, 6), np.int64)
     forbid = np.zeros(n, np.int64)
     cores = [None] * n
+    found = [None] * n
+    if m != 0 and device == "gpu" and n:
+        from . import _gpu_affine
+
+        found = _gpu_affine.end_and_start(codes, sc, m)
 
     def run(chunk):
         for q in chunk.tolist():
@@ -562,8 +568,11 @@ def _cores(seqs: SequenceSet, trip, m: int, sc: Scoring, nthreads: int):
             if m == 0:
                 start, end = (0, 0, 0), (len(a), len(b), len(c))
             else:
-                score, e, s = _affine.end_and_start(a, b, c, sc.table, np.int32(sc.gap_open),
-                                                    np.int32(sc.gap_extend), m)
+                if found[q] is None:
+                    score, e, s = _affine.end_and_start(a, b, c, sc.table, np.int32(sc.gap_open),
+                                                        np.int32(sc.gap_extend), m)
+                    found[q] = (score, e, s)
+                score, e, s = found[q]
                 start, end = tuple(int(v) for v in s), tuple(int(v) for v in e)
                 scores[q] = score
                 forbid[q] = sum(1 << d for d in range(3) if start[d] == 0)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fourth call: semiglobal and local tracebacks beyond the full cube with the core's
-# divide and conquer on the GPU (api._cores): the GPU tests of the affine engine, and a
-# timing of 32 triplets of L = 300-500 per mode, GPU against the 16 CPU threads.
+# divide and conquer on the GPU (api._cores; the end and start from CPU sweeps then): the
+# GPU tests of the affine engine, and a timing of 16 triplets of 231-419 residues per mode,
+# GPU against the 16 CPU threads.
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl 2>/dev/null
 export PYTHONPATH=/tmp/site:$PWD
 N=""; python3 -c "import xdist" 2>/dev/null && N="-n 8"
