@@ -223,33 +223,40 @@ def traceback_rates(rng, quick):
     return rows
 
 
-DC_HEAD = ["", "## GPU tracebacks beyond the full cube (global, divide and conquer; DNA, "
-           "affine -3/-1; cells of the cube per second)", "",
-           "| L | triplets | GPU API | CPU API (all cores) | GPU/CPU | triplets checked | "
-           "different |", "|---:|---:|---:|---:|---:|---:|---:|"]
+DC_HEAD = ["", "## GPU tracebacks beyond the full cube (divide and conquer; semiglobal and "
+           "local: end and start sweeps first; DNA, affine -3/-1; cells of the cube per second)",
+           "", "| L | mode | triplets | GPU API | CPU API (all cores) | GPU/CPU | "
+           "triplets checked | different |", "|---:|---|---:|---:|---:|---:|---:|---:|"]
 
 
 def dc_rates(rng, quick):
-    """Global tracebacks of cubes beyond ``_affine.CUBE_CELLS`` (the divide and conquer):
-    GPU alignments must equal the CPU's; cells per second of the API on both."""
+    """Tracebacks of cubes beyond ``_affine.CUBE_CELLS`` (the divide and conquer; in
+    semiglobal and local mode after the end and start sweeps): GPU alignments must
+    equal the CPU's; cells per second of the API on both."""
     rows, bad = [], 0
     aff = Scoring.dna(gap_open=-3, gap_extend=-1)
-    for L in ((200, 300) if quick else (200, 300, 400, 600)):
+    runs = [(L, "global") for L in ((200, 300) if quick else (200, 300, 400, 600))]
+    runs += [(L, m) for L in ((200,) if quick else (300, 400)) for m in ("semiglobal", "local")]
+    for L, mode in runs:
         T = max(4, int((2e9 if quick else 1e10) / L**3))
         seqs = _strings(rng, 3 * T, np.full(3 * T, L), "ACGT")
         trip = np.arange(3 * T).reshape(T, 3)
         c = cells(seqs, trip)
-        tg = timed(lambda: trimsa.align_triplets(seqs, trip, scoring=aff, device="gpu"), 1)
-        gpu = trimsa.align_triplets(seqs, trip, scoring=aff, device="gpu")
-        trimsa.align_triplets(seqs, trip[:1], scoring=aff, device="cpu")   # compiled
+
+        def run(part, device):
+            return trimsa.align_triplets(seqs, part, scoring=aff, mode=mode, device=device)
+
+        tg = timed(lambda: run(trip, "gpu"), 1)
+        gpu = run(trip, "gpu")
+        run(trip[:1], "cpu")   # compiled
         t0 = time.perf_counter()
-        cpu = trimsa.align_triplets(seqs, trip[:max(2, T // 8)], scoring=aff, device="cpu")
+        cpu = run(trip[:max(2, T // 8)], "cpu")
         tc = time.perf_counter() - t0
         wrong = sum((g.rows, g.score) != (x.rows, x.score) for g, x in zip(gpu, cpu))
         bad += wrong
         cc = cells(seqs, trip[:max(2, T // 8)])
-        rows.append(f"| {L} | {T} | {c / tg:.3e} | {cc / tc:.3e} | {(c / tg) / (cc / tc):.1f} | "
-                    f"{len(cpu)} | {wrong} |")
+        rows.append(f"| {L} | {mode} | {T} | {c / tg:.3e} | {cc / tc:.3e} | "
+                    f"{(c / tg) / (cc / tc):.1f} | {len(cpu)} | {wrong} |")
     return rows, bad
 
 
