@@ -194,6 +194,11 @@ def test_three_sequences_take_the_library_and_an_exact_alignment_by_default(monk
     assert [s.name for s in Aligner(**starved).align(pairs).stages][-1] == "merges"
     with pytest.raises(OptionError, match="library was not built"):
         Aligner(exact_triplet="library", **starved).align(pairs)
+    monkeypatch.setattr(api, "EXACT_TRIPLET_BYTES", 24 * (11 * 9 + 11 * 11 + 9 * 11) - 1)
+    with pytest.raises(OptionError, match="bytes for the exact 3-way alignment"):
+        Aligner(exact_triplet="library").align(pairs)
+    monkeypatch.setattr(api, "EXACT_TRIPLET_CELLS", 1e12)   # auto: the bytes alone decide
+    assert [s.name for s in align(pairs).stages][-1] == "merges"
 
 
 def test_two_sequences_take_the_library():

@@ -93,6 +93,10 @@ EXACT_TRIPLETS = ("auto", "library", "sum-of-pairs", "off")
 #: support (about 1,000 residues each: under 3 s on one core even for unrelated
 #: sequences, whose support prunes least); larger triplets take the progressive merges.
 EXACT_TRIPLET_CELLS = 1e9
+#: Most bytes the exact alignment of three sequences by the library's support may hold
+#: at once (its pairwise support and bound matrices and two layers of the cube, about
+#: 24 bytes per cell of the three pairwise planes): 2 GiB, about 5,000 residues each.
+EXACT_TRIPLET_BYTES = 2 ** 31
 #: Most pairs the tree design draws at one merge (halved while over the budget).
 PAIRS_PER_MERGE = 128
 #: Fewest pairs per merge worth a library: with fewer the tree's library is not built
@@ -263,8 +267,9 @@ class Aligner:
         gaps and this aligner's scores; global; on the GPU where ``device``
         allows and the cube fits, else on the CPU). ``"off"``: the progressive
         merges, as for any other number. ``"auto"`` (default): ``"library"``
-        when the library is on and the cube has at most
-        :data:`EXACT_TRIPLET_CELLS` cells, else ``"off"``. On the tune
+        when the library is on, the cube has at most :data:`EXACT_TRIPLET_CELLS`
+        cells and the work space fits :data:`EXACT_TRIPLET_BYTES`, else ``"off"``
+        (``"library"`` beyond that budget is an error). On the tune
         triplets ``"library"`` had up to 3% fewer errors than the merges, and
         the sum of pairs 2-32% more.
     triplet_votes
@@ -455,6 +460,12 @@ class Aligner:
         hmm = pair_hmm(self.pair_hmm, seqs.alphabet.name, used)
         source = self.distance_source(seqs)
         exact = self.exact(seqs)
+        if exact == "library" and _exact_bytes(seqs) > EXACT_TRIPLET_BYTES:
+            raise OptionError(
+                f"exact_triplet='library': three sequences of "
+                f"{', '.join(str(int(x)) for x in seqs.lengths)} residues need about "
+                f"{_exact_bytes(seqs):.3g} bytes for the exact 3-way alignment, beyond its "
+                f"budget of {EXACT_TRIPLET_BYTES} bytes; use exact_triplet='off' (the merges)")
         design = self.library_design(seqs)
         if self.gpus is not None and design is None and source not in ("pairwise", "kmer"):
             raise OptionError("gpus: no consistency library and no k-mer guide tree is built "
@@ -566,8 +577,8 @@ class Aligner:
             return None
         if self.exact_triplet != "auto":
             return self.exact_triplet
-        cells = _cube_cells(seqs)
-        if float(self.consistency) > 0 and cells <= EXACT_TRIPLET_CELLS:
+        if (float(self.consistency) > 0 and _cube_cells(seqs) <= EXACT_TRIPLET_CELLS
+                and _exact_bytes(seqs) <= EXACT_TRIPLET_BYTES):
             return "library"
         return None
 
@@ -853,6 +864,13 @@ class Aligner:
 def _cube_cells(seqs: SequenceSet) -> float:
     """Cells of the 3-way DP cube of ``seqs`` (three sequences)."""
     return float(np.prod(np.asarray(seqs.lengths, float) + 1))
+
+
+def _exact_bytes(seqs: SequenceSet) -> float:
+    """Bytes the exact 3-way alignment of most library support of ``seqs`` holds at once
+    (:data:`EXACT_TRIPLET_BYTES`)."""
+    la, lb, lc = (float(x) + 1 for x in seqs.lengths)
+    return 24 * (la * lb + la * lc + lb * lc)
 
 
 def _on_gpu(gpu):
