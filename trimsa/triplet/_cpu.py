@@ -510,3 +510,40 @@ def last_plane(a, b, c, sub, gap):
     best = np.empty(4, dtype=np.int64)
     cur = dp_planes(a, b, c, sub, gap, 0, 0, planes, best)
     return planes[cur, :(lb + 1) * (lc + 1)].reshape((lb + 1, lc + 1)).copy()
+
+
+@jit
+def alignment_rows(a, b, c, starts, ends, moves, gap):
+    """The three rows (``(3, width)`` bytes) of an alignment of texts ``a, b, c`` whose
+    core ``starts..ends`` is aligned by ``moves`` (bit ``q``: row ``q`` has a residue):
+    the flanks before the core first, one sequence after the other with the others
+    gapped, then the core, then the flanks after it the same way."""
+    texts = (a, b, c)
+    heads = 0
+    tails = 0
+    for q in range(3):
+        heads += starts[q]
+        tails += texts[q].size - ends[q]
+    width = heads + moves.size + tails
+    out = np.full((3, width), gap, dtype=np.uint8)
+    col = 0
+    for q in range(3):
+        t = texts[q]
+        for x in range(starts[q]):
+            out[q, col] = t[x]
+            col += 1
+    pos = np.empty(3, dtype=np.int64)
+    for q in range(3):
+        pos[q] = starts[q]
+    for m in moves:
+        for q in range(3):
+            if (m >> q) & 1:
+                out[q, col] = texts[q][pos[q]]
+                pos[q] += 1
+        col += 1
+    for q in range(3):
+        t = texts[q]
+        for x in range(ends[q], t.size):
+            out[q, col] = t[x]
+            col += 1
+    return out

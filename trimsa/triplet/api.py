@@ -234,28 +234,15 @@ def _global_moves(a, b, c, sub, gap) -> np.ndarray:
 
 
 def _rows_from_moves(strs, core, moves) -> tuple:
-    """Build the three rows: flanks before, the core from ``moves``, flanks after."""
-    (i0, j0, k0), (i1, j1, k1) = core
-    a, b, c = strs
-    rows = [[], [], []]
+    """Build the three rows: flanks before, the core from ``moves``, flanks after
+    (:func:`trimsa.triplet._cpu.alignment_rows`)."""
+    from . import _cpu
 
-    def flank(pieces):
-        for r, piece in enumerate(pieces):
-            for ch in piece:
-                for q in range(3):
-                    rows[q].append(ch if q == r else "-")
-
-    flank((a[:i0], b[:j0], c[:k0]))
-    pos = [i0, j0, k0]
-    for m in moves.tolist():
-        for q, s in enumerate(strs):
-            if m >> q & 1:
-                rows[q].append(s[pos[q]])
-                pos[q] += 1
-            else:
-                rows[q].append("-")
-    flank((a[i1:], b[j1:], c[k1:]))
-    return tuple("".join(r) for r in rows)
+    texts = [np.frombuffer(s.encode("latin-1"), dtype=np.uint8) for s in strs]
+    out = _cpu.alignment_rows(*texts, np.asarray(core[0], dtype=np.int64),
+                              np.asarray(core[1], dtype=np.int64),
+                              np.asarray(moves, dtype=np.uint8), np.uint8(ord("-")))
+    return tuple(row.tobytes().decode("latin-1") for row in out)
 
 
 def _align_codes(ca, cb, cc, m: int, sc: Scoring):
