@@ -909,7 +909,8 @@ class Stage:
 
     def line(self) -> str:
         cells = "" if self.cells is None else f", {self.cells:.3g} cells"
-        return (f"{self.name}: {self.method}; {self.device}, {self.items} {self.unit}{cells}, "
+        unit = self.unit[:-1] if self.items == 1 and self.unit.endswith("s") else self.unit
+        return (f"{self.name}: {self.method}; {self.device}, {self.items} {unit}{cells}, "
                 f"{self.seconds:.3f} s")
 
 
