@@ -1249,13 +1249,11 @@ def support_moves(Cab, Cac, Cbc, Bab, Bac, Bbc, low):
 
 
 @jit
-def pair_support_bound(C):
-    """``B[i, j]``: the most support (sum of ``C`` over aligned pairs, gaps free) of an
-    alignment of two sequences through the lattice point ``(i, j)``: the best prefix
-    alignment to it plus the best suffix alignment from it."""
+def _support_prefixes(C):
+    """``F[i, j]``: the most support (sum of ``C`` over aligned pairs, gaps free) of an
+    alignment of the prefixes ``i`` and ``j`` of two sequences."""
     la, lb = C.shape
     F = np.empty((la + 1, lb + 1), np.float64)
-    R = np.empty((la + 1, lb + 1), np.float64)
     for i in range(la + 1):
         for j in range(lb + 1):
             v = 0.0 if i == 0 and j == 0 else -np.inf
@@ -1266,17 +1264,16 @@ def pair_support_bound(C):
             if i > 0 and j > 0:
                 v = max(v, F[i - 1, j - 1] + C[i - 1, j - 1])
             F[i, j] = v
-    for i in range(la, -1, -1):
-        for j in range(lb, -1, -1):
-            v = 0.0 if i == la and j == lb else -np.inf
-            if i < la:
-                v = max(v, R[i + 1, j])
-            if j < lb:
-                v = max(v, R[i, j + 1])
-            if i < la and j < lb:
-                v = max(v, R[i + 1, j + 1] + C[i, j])
-            R[i, j] = v
-    return F + R
+    return F
+
+
+@jit
+def pair_support_bound(C):
+    """``B[i, j]``: the most support of an alignment of two sequences through the
+    lattice point ``(i, j)``: the best prefix alignment to it plus the best suffix
+    alignment from it (:func:`_support_prefixes` of ``C`` and of ``C`` reversed)."""
+    R = _support_prefixes(np.ascontiguousarray(C[::-1, ::-1]))
+    return _support_prefixes(C) + R[::-1, ::-1]
 
 
 @jit
@@ -1286,52 +1283,30 @@ def support_guess(Cab, Cac, Cbc):
     support of ``Cac`` and ``Cbc`` over its columns."""
     la, lb = Cab.shape
     lc = Cac.shape[1]
-    F = np.empty((la + 1, lb + 1), np.float64)
-    T = np.zeros((la + 1, lb + 1), np.uint8)
-    for i in range(la + 1):
-        for j in range(lb + 1):
-            if i == 0 and j == 0:
-                F[0, 0] = 0.0
-                continue
-            v = -np.inf
-            t = 0
-            if i > 0 and F[i - 1, j] > v:
-                v = F[i - 1, j]
-                t = 1
-            if j > 0 and F[i, j - 1] > v:
-                v = F[i, j - 1]
-                t = 2
-            if i > 0 and j > 0 and F[i - 1, j - 1] + Cab[i - 1, j - 1] > v:
-                v = F[i - 1, j - 1] + Cab[i - 1, j - 1]
-                t = 3
-            F[i, j] = v
-            T[i, j] = t
+    F = _support_prefixes(Cab)
+    # the columns of an optimal a-b alignment, last first (residue index or -1)
     xa = np.empty(la + lb, np.int64)
     xb = np.empty(la + lb, np.int64)
     n = 0
     i, j = la, lb
     while i > 0 or j > 0:
-        t = T[i, j]
-        xa[n] = i - 1 if t & 1 else -1
-        xb[n] = j - 1 if t & 2 else -1
+        if i > 0 and j > 0 and F[i, j] == F[i - 1, j - 1] + Cab[i - 1, j - 1]:
+            xa[n], xb[n] = i - 1, j - 1
+            i, j = i - 1, j - 1
+        elif i > 0 and F[i, j] == F[i - 1, j]:
+            xa[n], xb[n] = i - 1, -1
+            i -= 1
+        else:
+            xa[n], xb[n] = -1, j - 1
+            j -= 1
         n += 1
-        i -= t & 1
-        j -= (t >> 1) & 1
-    G = np.empty((n + 1, lc + 1), np.float64)
-    for q in range(n + 1):
-        for k in range(lc + 1):
-            if q == 0 and k == 0:
-                G[0, 0] = 0.0
-                continue
-            v = -np.inf
-            if q > 0:
-                v = max(v, G[q - 1, k])
-            if k > 0:
-                v = max(v, G[q, k - 1])
-            if q > 0 and k > 0:
-                x = xa[n - q]
-                y = xb[n - q]
-                w = (Cac[x, k - 1] if x >= 0 else 0.0) + (Cbc[y, k - 1] if y >= 0 else 0.0)
-                v = max(v, G[q - 1, k - 1] + w)
-            G[q, k] = v
-    return F[la, lb] + G[n, lc]
+    W = np.zeros((n, lc), np.float64)
+    for q in range(n):
+        x = xa[n - 1 - q]
+        y = xb[n - 1 - q]
+        for k in range(lc):
+            if x >= 0:
+                W[q, k] += Cac[x, k]
+            if y >= 0:
+                W[q, k] += Cbc[y, k]
+    return F[la, lb] + _support_prefixes(W)[n, lc]
