@@ -810,9 +810,14 @@ def align(a, b, c, sub, o, e, mode):
             raise AssertionError("internal error: affine traceback left the optimal path")
         return int(score), tuple(int(v) for v in box), moves
     score, end, start = end_and_start(a, b, c, sub, np.int32(o), np.int32(e), mode)
-    s0 = [int(v) for v in start]
-    e0 = [int(v) for v in end]
-    forbid = sum(1 << d for d in range(3) if s0[d] == 0)
-    core = [q[s0[d]:e0[d]] for d, q in enumerate((a, b, c))]
-    moves, _, _ = global_moves(*core, sub, o, e, FRESH, FRESH, forbid)
-    return int(score), (*s0, *e0), moves
+    seqs, forbid = core_of((a, b, c), start, end)
+    moves, _, _ = global_moves(*seqs, sub, o, e, FRESH, FRESH, forbid)
+    return int(score), (*(int(v) for v in start), *(int(v) for v in end)), moves
+
+
+def core_of(seqs3, start, end) -> tuple:
+    """``(core, forbid)`` of a semiglobal or local alignment from ``start`` to ``end``:
+    the three code arrays between them, and the faces of the cube the core's path may
+    not touch after its start (those where it starts on a face of the whole cube)."""
+    core = tuple(q[int(start[d]):int(end[d])] for d, q in enumerate(seqs3))
+    return core, sum(1 << d for d in range(3) if int(start[d]) == 0)

@@ -553,18 +553,15 @@ def _cores(seqs: SequenceSet, trip, m: int, sc: Scoring, nthreads: int, device: 
         for q in chunk.tolist():
             a, b, c = codes[q]
             if m == 0:
-                start, end = (0, 0, 0), (len(a), len(b), len(c))
-            else:
-                if found[q] is None:
-                    score, e, s = _affine.end_and_start(a, b, c, sc.table, np.int32(sc.gap_open),
-                                                        np.int32(sc.gap_extend), m)
-                    found[q] = (score, e, s)
-                score, e, s = found[q]
-                start, end = tuple(int(v) for v in s), tuple(int(v) for v in e)
-                scores[q] = score
-                forbid[q] = sum(1 << d for d in range(3) if start[d] == 0)
+                cores[q] = (a, b, c)
+                boxes[q] = (0, 0, 0, len(a), len(b), len(c))
+                continue
+            if found[q] is None:
+                found[q] = _affine.end_and_start(a, b, c, sc.table, np.int32(sc.gap_open),
+                                                 np.int32(sc.gap_extend), m)
+            scores[q], end, start = found[q]
+            cores[q], forbid[q] = _affine.core_of((a, b, c), start, end)
             boxes[q] = (*start, *end)
-            cores[q] = tuple(x[start[d]:end[d]] for d, x in enumerate((a, b, c)))
 
     _numba.in_threads(run, np.arange(n), nthreads)
     return cores, forbid, scores, boxes
