@@ -61,7 +61,8 @@ def register(subparsers) -> None:
                         "of the pair's alignment itself (default: posterior)")
     p.add_argument("--pair-hmm", choices=("auto", "trained", "fitted"), default=None,
                    help="the pair HMM of the library's posteriors: five states with "
-                        "parameters trained on true alignments (DNA/RNA), three fitted to "
+                        "emissions trained on true alignments and MUSCLE5's gap "
+                        "probabilities (DNA/RNA), three fitted to "
                         "each pair's alignment, or auto (default: trained for DNA/RNA, "
                         "fitted for proteins)")
     p.add_argument("--triplet-votes", type=float, default=None, metavar="F",

@@ -5,13 +5,14 @@ global pair HMM with five states: match, and a short and a long gap in either se
 each gap length geometric. Two sets of parameters:
 
 ``"trained"`` (DNA and RNA)
-    One set for every pair, estimated from the true alignments of the tune splits
-    (``sim2/tune`` and ``real/tune``: 8,125 pairs of sequences, 2.3 million aligned
-    columns, 134,576 gap runs; ``eval/experiments/2026-11-25-trained-hmm/train.py``):
-    the match emissions from the pairs' aligned bases, the gap opening from runs per
-    aligned column, and the two gap lengths from the runs' lengths by EM for a mixture
-    of two geometric distributions. Ambiguity codes score as the sets of bases they
-    stand for.
+    One set for every pair. The match emissions are estimated from the true alignments
+    of the tune splits (``sim2/tune`` and ``real/tune``: 8,125 pairs of sequences, 2.3
+    million aligned columns; ``eval/experiments/2026-11-25-trained-hmm/train.py``);
+    ambiguity codes score as the sets of bases they stand for. The gap probabilities are
+    MUSCLE5's nucleotide defaults (5.1.0, ``defaulthmmparams.cpp``): on the tune splits
+    they align the real RNA families better than the ones estimated from the same true
+    alignments, at some cost on the simulated sets
+    (``eval/experiments/2026-11-27-muscle-hmm``).
 ``"fitted"``
     Three states (no long gap), fitted to each pair's own global affine alignment: the
     match odds to its identity, gap opening and extension to its gap runs
@@ -41,9 +42,10 @@ DNA_ODDS = np.array([
 ])
 #: Trained background frequencies of A, C, G, T.
 DNA_BACKGROUND = np.array([0.280559, 0.219063, 0.219262, 0.281115])
-#: Trained gap probabilities: short gap open and extend, long gap open and extend (per
-#: direction; a match goes on to a match with ``1 - 2 (open_short + open_long)``).
-DNA_GAPS = np.array([0.015019, 0.493975, 0.014020, 0.883883])
+#: Gap probabilities (MUSCLE5's for nucleotides): short gap open and extend, long gap
+#: open and extend (per direction; a match goes on to a match with
+#: ``1 - 2 (open_short + open_long)``).
+DNA_GAPS = np.array([0.012, 0.35, 0.008, 0.90])
 
 
 @dataclass(frozen=True)
@@ -61,7 +63,8 @@ class PairHmm:
     def describe(self) -> str:
         if self.name == "fitted":
             return "three-state pair HMM fitted to each pair's alignment"
-        return "five-state pair HMM (short and long gaps) with trained parameters"
+        return ("five-state pair HMM (short and long gaps; trained emissions, MUSCLE5's gap "
+                "probabilities)")
 
 
 #: The three-state HMM fitted to each pair.
