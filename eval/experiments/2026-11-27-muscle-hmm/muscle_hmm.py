@@ -19,6 +19,8 @@ module constants of :mod:`trimsa.progressive.pair_hmm` (read at each call):
 - ``muscle``: MUSCLE5's emissions and gaps (the start stays "as a match");
 - ``muscle-odds``: MUSCLE5's emissions, the trained gaps;
 - ``muscle-gaps``: the trained emissions, MUSCLE5's gaps;
+- ``real-odds``: the emissions trained on the ``real/tune`` pairs alone
+  (``../2026-11-25-trained-hmm/params-real.json``, ``pooled``), the package's gaps;
 - ``fitted``: ``Aligner(pair_hmm="fitted")`` (three states fitted to each pair);
 - ``gaps=d1,e1,d2,e2``: the trained emissions, these gaps (short open, short extend, long
   open, long extend).
@@ -58,11 +60,15 @@ def patch(variant: str):
         pair_hmm.DNA_BACKGROUND = MUSCLE_BACKGROUND
     if variant in ("muscle", "muscle-gaps"):
         pair_hmm.DNA_GAPS = MUSCLE_GAPS
-    if variant == "estimated":
+    if variant == "real-odds":
+        p = json.load(open(HERE.parent / "2026-11-25-trained-hmm" / "params-real.json"))
+        pair_hmm.DNA_ODDS = np.array(p["pooled"]["odds"])
+        pair_hmm.DNA_BACKGROUND = np.array(p["pooled"]["q"])
+    elif variant == "estimated":
         pair_hmm.DNA_GAPS = np.array([0.015019, 0.493975, 0.014020, 0.883883])
     elif variant.startswith("gaps="):
         pair_hmm.DNA_GAPS = np.array([float(x) for x in variant[5:].split(",")])
-    elif variant not in ("default", "muscle", "muscle-odds", "muscle-gaps", "fitted"):
+    elif variant not in ("default", "muscle", "muscle-odds", "muscle-gaps", "fitted", "real-odds"):
         raise SystemExit(f"unknown variant {variant}")
 
 
