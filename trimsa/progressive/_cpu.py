@@ -649,10 +649,16 @@ def posterior_slots(a, b, odds, gaps, floor, lo, hi, fM, col_ab, p_ab, col_ba, p
         bMn, bMc = bMc, bMn
         bXn, bXc = bXc, bXn
         bUn, bUc = bUc, bUn
-    col_ab[:, :] = ca
-    p_ab[:, :] = pa
-    col_ba[:, :] = cb
-    p_ba[:, :] = pb
+    # element loops, not slice assignments: those pull numba's shape-mismatch error
+    # formatting into the compilation (about a second per signature on a first run)
+    for r in range(la):
+        for q in range(kk):
+            col_ab[r, q] = ca[r, q]
+            p_ab[r, q] = pa[r, q]
+    for r in range(lb):
+        for q in range(kk):
+            col_ba[r, q] = cb[r, q]
+            p_ba[r, q] = pb[r, q]
     return True
 
 
@@ -671,7 +677,8 @@ def _pair_slots(a, b, path, npath, table, posterior, band, lo, hi, hmm_odds, hmm
         return mp, idn, np.zeros((0, 0)), gaps, 0
     if hmm_odds.shape[0] > 0:
         odds = hmm_odds.copy()
-        gaps[:] = hmm_gaps
+        for q in range(4):
+            gaps[q] = hmm_gaps[q]
     else:
         odds = match_odds(table, idn)
         gaps[0], gaps[1] = gap_params(mp, b.size)
@@ -1087,13 +1094,15 @@ def mix_triplet_votes(pairs, idx, offsets, first, thirds, tmap, map_off, weights
         pr = np.empty(K, np.float32)
         for x in range(ls):
             r = off_st[p] + x
-            cols[:] = maps[r]
-            pr[:] = probs[r]
+            for q in range(K):
+                cols[q] = maps[r, q]
+                pr[q] = probs[r, q]
             _mixed_row(cols, pr, fwd[x], w, share, floor, maps[r], probs[r])
         for y in range(lt):
             r = off_ts[p] + y
-            cols[:] = maps[r]
-            pr[:] = probs[r]
+            for q in range(K):
+                cols[q] = maps[r, q]
+                pr[q] = probs[r, q]
             _mixed_row(cols, pr, back[y], w, share, floor, maps[r], probs[r])
 
 

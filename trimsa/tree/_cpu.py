@@ -96,14 +96,12 @@ def nj_joins(D):
     return joins, lengths
 
 
-@jit
 def upgma_joins(D):
     """UPGMA (average linkage) on the symmetric matrix ``D`` (modified in place):
     :func:`upgma_sized_joins` with every cluster a single sequence."""
     return upgma_sized_joins(D, np.ones(D.shape[0], dtype=np.int64))
 
 
-@jit
 def upgma_sized_joins(D, size):
     """UPGMA (average linkage) on the symmetric matrix ``D`` (modified in place) between
     clusters of ``size`` sequences (``D``: their mean distances; ``size`` is modified).
@@ -123,6 +121,17 @@ def upgma_sized_joins(D, size):
     ``scipy.cluster.hierarchy.linkage(method="average")``, so ties are broken
     as there and the trees equal scipy's (checked by the tests).
     """
+    mx, my, md = _nn_chain(D, size)
+    # the merges sorted by distance (stable), in NumPy: numba's mergesort costs more to
+    # compile on a first run than the sort takes
+    order = np.argsort(md, kind="stable")
+    return _label_joins(order, mx, my, md)
+
+
+@jit
+def _nn_chain(D, size):
+    """The merges of :func:`upgma_sized_joins` in the order the chain makes them:
+    ``(mx, my, md)``, the two slots joined (``mx < my``) and their distance."""
     n = D.shape[0]
     chain = np.empty(n, dtype=np.int64)
     mx = np.empty(n - 1, dtype=np.int64)
@@ -173,8 +182,14 @@ def upgma_sized_joins(D, size):
             d = (nx * D[x, i] + ny * D[y, i]) / (nx + ny)
             D[i, y] = d
             D[y, i] = d
-    order = np.argsort(md, kind="mergesort")
-    # slots to node ids: each merge's clusters are found through the merges before it
+    return mx, my, md
+
+
+@jit
+def _label_joins(order, mx, my, md):
+    """Slots to node ids: each merge's clusters are found through the merges before it
+    (``order``: the merges by distance)."""
+    n = mx.size + 1
     parent = np.arange(2 * n - 1)
     joins = np.zeros((n - 1, 2), dtype=np.int64)
     heights = np.zeros(n - 1, dtype=np.float64)
