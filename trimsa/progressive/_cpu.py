@@ -799,8 +799,12 @@ def gpu_pair_inputs(codes, offsets, pairs, sel, idx, table, paths, path_off, npa
         ident[p] = idn
         trust[p] = idn
         if posterior:
-            odds[q] = od
-            gaps[q] = gp
+            # element loops, not slice assignments (see posterior_slots)
+            for x in range(od.shape[0]):
+                for y in range(od.shape[1]):
+                    odds[q, x, y] = od[x, y]
+            for x in range(4):
+                gaps[q, x] = gp[x]
             cells[q] = c
         else:
             _alignment_slots(mp, b.size, maps, probs, off_st[p], off_ts[p])
@@ -818,8 +822,10 @@ def gpu_pair_outputs(codes, offsets, pairs, sel, idx, paths, path_off, npath, ok
         b = codes[offsets[pairs[p, 1]]:offsets[pairs[p, 1] + 1]]
         n = a.size + b.size
         if ok[q]:
-            maps[off_st[p]:off_st[p] + n] = out_cols[out_off[q]:out_off[q] + n]
-            probs[off_st[p]:off_st[p] + n] = out_probs[out_off[q]:out_off[q] + n]
+            for r in range(n):   # element loops, not slice assignments (see posterior_slots)
+                for k in range(maps.shape[1]):
+                    maps[off_st[p] + r, k] = out_cols[out_off[q] + r, k]
+                    probs[off_st[p] + r, k] = out_probs[out_off[q] + r, k]
             trust[p] = 1.0
             has_post[p] = 1
         else:
