@@ -61,3 +61,176 @@ def in_threads(fn, items, threads: int) -> None:
     with _cf.ThreadPoolExecutor(threads) as pool:
         for f in [pool.submit(fn, c) for c in chunks]:
             f.result()
+
+
+# --- Compiling ahead in helper processes -------------------------------------------------
+#
+# A run's jitted functions compile one after another the first time they are called, and
+# numba compiles one function at a time in a process. On a machine whose on-disk cache
+# does not hold them yet, :class:`Precompiler` compiles them at once in helper processes,
+# each writing them into the shared cache, while the run goes on; the run then loads each
+# function from the cache when it gets there (or compiles it itself if no helper has
+# finished it yet: the result is the same either way). Which functions a run calls, with
+# which argument types, is listed per kind of run in a manifest
+# (``trimsa/progressive/compiled.json``, written by ``eval/compiled_manifest.py`` and
+# checked by the tests against the functions the runs call).
+
+def encode_type(t) -> str:
+    """A numba argument type as text (arrays and NumPy scalars; anything else is a
+    ValueError): ``array:float32:2:C:rw`` or ``float32``."""
+    from numba.core import types
+    from numba.np.numpy_support import as_dtype
+
+    if isinstance(t, types.Array):
+        if not t.aligned:
+            raise ValueError(f"unaligned array type {t} has no text form")
+        return f"array:{as_dtype(t.dtype).name}:{t.ndim}:{t.layout}:{'rw' if t.mutable else 'ro'}"
+    if isinstance(t, (types.Integer, types.Float, types.Boolean)):
+        return as_dtype(t).name
+    raise ValueError(f"argument type {t} has no text form")
+
+
+def decode_type(text: str):
+    """The numba type of :func:`encode_type`'s text."""
+    from numba.core import types
+    from numba.np.numpy_support import from_dtype
+
+    if text.startswith("array:"):
+        _, dtype, ndim, layout, rw = text.split(":")
+        return types.Array(from_dtype(np.dtype(dtype)), int(ndim), layout,
+                           readonly=rw == "ro")
+    return from_dtype(np.dtype(text))
+
+
+def dispatcher(name: str):
+    """The jitted function ``module.qualname``."""
+    import importlib
+
+    module, _, qualname = name.rpartition(".")
+    return getattr(importlib.import_module(module), qualname)
+
+
+def cached(name: str, argtypes: tuple) -> bool:
+    """Whether numba's on-disk cache holds ``name`` compiled for ``argtypes`` (text)
+    for this machine and the current source."""
+    disp = dispatcher(name)
+    cache = getattr(disp, "_cache", None)
+    if not hasattr(cache, "_index_key"):
+        return True   # no on-disk cache to fill
+    sig = tuple(decode_type(t) for t in argtypes)
+    return cache._index_key(sig, disp.targetctx.codegen()) in cache._cache_file._load_index()
+
+
+def called_functions(package: str = "trimsa") -> set:
+    """``(name, argtypes)`` (text) of every function of ``package`` jitted in this process so
+    far, that is, called from Python (a function loaded from the on-disk cache brings
+    the functions it calls with it; compiled here, it compiles them too)."""
+    import sys
+
+    from numba.core.registry import CPUDispatcher
+
+    out = set()
+    for mod_name, mod in list(sys.modules.items()):
+        if mod is None or not (mod_name == package or mod_name.startswith(package + ".")):
+            continue
+        for value in list(vars(mod).values()):
+            if isinstance(value, CPUDispatcher) and value.__module__ == mod_name:
+                name = f"{mod_name}.{value.py_func.__qualname__}"
+                for sig in value.signatures:
+                    out.add((name, tuple(encode_type(t) for t in sig)))
+    return out
+
+
+#: Seconds from the start of an alignment before a helper process can have compiled
+#: anything (its start and imports).
+HELPER_READY = 1.5
+
+
+class Precompiler:
+    """Helper processes that compile a run's jitted functions into numba's on-disk cache
+    while the run goes on.
+
+    ``entries``: ``(name, argtypes, seconds, start, ...)``, each function's compile
+    seconds and when the run first needs it (seconds from its start, as measured on a
+    cold cache). In the order the run needs them, each function not yet in the cache
+    goes to the helper (of at most ``processes``) free first, if that helper can finish
+    it before the run needs it (from :data:`HELPER_READY` on); the run compiles the others
+    itself. :meth:`stop` ends the helpers that are still at work (a helper stopped
+    halfway leaves the cache as it was: numba replaces its files whole). Nothing starts
+    with ``processes < 1``, the cache off or numba's JIT disabled.
+    """
+
+    def __init__(self, entries, processes: int):
+        self.helpers = []
+        self.functions = 0
+        if processes < 1 or not _CACHE or numba.config.DISABLE_JIT:
+            return
+        try:
+            todo = [e for e in entries if not cached(e[0], tuple(e[1]))]
+        except Exception:   # a stale manifest or another numba: compile as needed
+            return
+        free = [HELPER_READY] * processes
+        shares = [[] for _ in range(processes)]
+        for e in sorted(todo, key=lambda e: e[3]):
+            h = free.index(min(free))
+            if free[h] + e[2] <= e[3]:
+                shares[h].append(e[:2])
+                free[h] += e[2]
+        shares = [s for s in shares if s]
+        if not shares:
+            return
+        import json
+        import subprocess
+        import sys
+
+        env = dict(os.environ)
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
+        env["NUMBA_NUM_THREADS"] = "1"
+        for share in shares:
+            try:
+                self.helpers.append(subprocess.Popen(
+                    [sys.executable, "-m", "trimsa._numba", json.dumps(share)], env=env,
+                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL))
+            except OSError:   # no processes to spare: the run compiles as needed
+                break
+            self.functions += len(share)
+
+    def join(self, timeout: float | None = None) -> bool:
+        """Wait for the helpers to finish; whether they all did within ``timeout``."""
+        import subprocess
+
+        try:
+            for p in self.helpers:
+                p.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return False
+        return True
+
+    def stop(self) -> None:
+        """End the helpers still at work."""
+        for p in self.helpers:
+            if p.poll() is None:
+                p.kill()
+            p.wait()
+        self.helpers = []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+def _compile(job: list) -> None:
+    """Compile each ``(name, argtypes)`` of ``job`` (a helper process of :class:`Precompiler`)."""
+    for name, argtypes in job:
+        dispatcher(name).compile(tuple(decode_type(t) for t in argtypes))
+
+
+if __name__ == "__main__":
+    import json
+    import sys
+
+    _compile(json.loads(sys.argv[1]))

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
 
 from .. import _numba
-from ..errors import OptionError
+from ..errors import OptionError, TrimsaError
 from ..io import SequenceSet, as_sequence_set, atomic_output
 from ..scoring import Scoring, resolve_gaps
 from ..tree import METHODS, GuideTree, build_guide_tree
@@ -102,7 +103,11 @@ PAIRS_PER_MERGE = 128
 #: Fewest pairs per merge worth a library: with fewer the tree's library is not built
 #: (on the tune sets, 8 per merge aligned worse than no library at all).
 MIN_PAIRS_PER_MERGE = 16
-
+#: The jitted functions each kind of run calls (``trimsa._numba.Precompiler``), written by
+#: ``eval/compiled_manifest.py``.
+COMPILED = Path(__file__).with_name("compiled.json")
+#: Most helper processes that compile a run's functions ahead on a cold cache.
+MAX_COMPILE_HELPERS = 8
 
 #: Formats whose writer (Biopython's) keeps only the first characters of each name.
 NAME_WIDTH = {"clustal": 30}
@@ -491,6 +496,53 @@ class Aligner:
                     "fewer than three sequences" if len(seqs) < 3 else
                     "three aligned by the sum of pairs" if design is None else
                     "the pairs of these sequences are beyond its budget") + ")")
+        with _numba.Precompiler(self._compile_ahead(seqs, source, exact, design),
+                                max(0, min(threads - 1, MAX_COMPILE_HELPERS))) as helpers:
+            if helpers.functions:
+                k = len(helpers.helpers)
+                stages.append(Stage(
+                    "compile", f"numba functions of this run not in the on-disk cache yet, "
+                    f"compiled ahead in {k} helper process{'es' if k > 1 else ''}", "cpu",
+                    helpers.functions, "functions", None, 0.0))
+            return self._stages(seqs, codes, sc, hmm, scoring, threads, progress, stages,
+                                source, exact, design)
+
+    def _compile_ahead(self, seqs, source, exact, design) -> list:
+        """The jitted functions this alignment calls, in order, with their argument types
+        and compile seconds, as :data:`COMPILED` lists them for its kind of run
+        (:meth:`compile_kind`; none for a kind it does not list)."""
+        import json
+
+        kind = self.compile_kind(seqs, source, exact, design)
+        try:
+            return json.loads(COMPILED.read_text()).get(kind, []) if kind else []
+        except (OSError, ValueError):
+            return []
+
+    def compile_kind(self, seqs, source, exact, design) -> str | None:
+        """Which kind of run, for the jitted functions it calls, an alignment of ``seqs`` is:
+        its library (design and device), guide-tree distances and exact 3-way alignment
+        (None with a Dask scheduler, fewer than three sequences or a device it cannot
+        have)."""
+        from .consistency import library_cells
+
+        if self.scheduler is not None or len(seqs) < 3:
+            return None
+        try:
+            if design == "all" or source == "pairwise":
+                device = self.library_device(library_cells(seqs.lengths))
+            elif design == "tree":
+                device = self.library_device(min(library_cells(seqs.lengths),
+                                                 self.cell_budget("tree", len(seqs))))
+            else:
+                device = "none"
+        except TrimsaError:   # the stage that needs the device says why, in its turn
+            return None
+        return f"library {design or 'none'} on {device}; tree {source}; exact {exact or 'none'}"
+
+    def _stages(self, seqs, codes, sc, hmm, scoring, threads, progress, stages, source, exact,
+                design) -> "AlignmentResult":
+        """The stages of :meth:`align` after its checks: library, guide tree, merges."""
         with self._workers() as workers:
             library = None
             if design == "all" or source == "pairwise":

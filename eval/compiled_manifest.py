@@ -1,0 +1,136 @@
+"""Write ``trimsa/progressive/compiled.json``: the jitted functions each kind of `trimsa run`
+calls, with their argument types, compile seconds and when the run first needs them.
+
+`trimsa run` reads it to compile, on a machine whose numba cache is cold, the functions it
+will need in helper processes while it runs (``trimsa._numba.Precompiler``). Run this
+after changing which jitted functions a run calls or their argument types
+(``tests/test_precompile.py`` fails until then); on a GPU machine to cover the GPU
+library too (kinds that need a GPU are kept from the existing file otherwise):
+
+    python eval/compiled_manifest.py            # every kind this machine can run
+
+Each kind runs twice in a fresh process with an empty numba cache: the first run records
+the compilations (numba's compile events: the functions called from Python, and those
+called from jitted functions that take :data:`NESTED_SECONDS` or more), the second, with
+the cache filled, checks that it calls the same functions from Python
+(``trimsa._numba.called_functions``). An entry is ``[name, argument types, compile
+seconds, seconds from the start of the alignment to the compilation, nesting depth]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "trimsa" / "progressive" / "compiled.json"
+
+#: (input, Aligner options, needs a GPU): the kinds of run the file lists
+KINDS = [
+    ("examples/data/input.fa", {"device": "cpu"}, False),
+    ("examples/data/input.fa", {"device": "cpu", "library": "tree",
+                                "tree_distances": "kmer"}, False),
+    ("tests/data/trip3.fa", {"device": "cpu"}, False),
+    ("examples/data/input.fa", {"device": "gpu"}, True),
+    ("examples/data/input.fa", {"device": "gpu", "library": "tree",
+                                "tree_distances": "kmer"}, True),
+]
+
+#: trimsa's functions called from other jitted functions are listed too when they take
+#: this long to compile (a helper that has cached one spares the caller's compilation
+#: that time).
+NESTED_SECONDS = 0.5
+
+CHILD = r"""
+import json, sys, time
+from numba.core import event
+import trimsa, trimsa._numba as tn
+from trimsa.progressive import api
+
+starts = []
+events = []
+t_align = [None]
+class Compiles(event.Listener):
+    def on_start(self, ev):
+        starts.append(time.perf_counter())
+    def on_end(self, ev):
+        t0 = starts.pop()
+        d = ev.data["dispatcher"]
+        try:
+            args = [tn.encode_type(t) for t in ev.data["args"]]
+        except ValueError:
+            if not starts:
+                raise
+            return   # a function called from jitted code with a type the file cannot hold
+        if t_align[0] is not None:
+            events.append([f"{d.py_func.__module__}.{d.py_func.__qualname__}", args,
+                           round(time.perf_counter() - t0, 2), round(t0 - t_align[0], 2),
+                           len(starts)])
+event.register("numba:compile", Compiles())
+align = api.Aligner.align
+def timed(self, *args, **kwargs):
+    t_align[0] = time.perf_counter()
+    return align(self, *args, **kwargs)
+api.Aligner.align = timed
+kinds = []
+def spy(self, *args):   # the run's kind, and no helpers: this run compiles everything
+    kinds.append(self.compile_kind(*args))
+    return []
+api.Aligner._compile_ahead = spy
+trimsa.align(sys.argv[1], **json.loads(sys.argv[2]))
+events.sort(key=lambda e: e[3])
+print(json.dumps({"key": kinds[0], "events": events,
+                  "called": sorted([n, list(a)] for n, a in tn.called_functions())}))
+"""
+
+
+def run_kind(path: str, options: dict, cache: str) -> dict:
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache, TRIMSA_NUMBA_CACHE="1",
+               PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    out = subprocess.run([sys.executable, "-c", CHILD, path, json.dumps(options)],
+                         env=env, cwd=ROOT, capture_output=True, text=True)
+    if out.returncode:
+        raise SystemExit(f"{path} {options}:\n{out.stderr}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--cpu-only", action="store_true", help="skip the kinds that need a GPU")
+    args = ap.parse_args(argv)
+    try:
+        import cupy
+
+        gpu = cupy.cuda.runtime.getDeviceCount() > 0 and not args.cpu_only
+    except Exception:
+        gpu = False
+    manifest = json.loads(OUT.read_text()) if OUT.exists() else {}
+    for path, options, needs_gpu in KINDS:
+        if needs_gpu and not gpu:
+            print(f"skipped (no GPU): {path} {options}", file=sys.stderr)
+            continue
+        with tempfile.TemporaryDirectory() as cache:
+            first = run_kind(path, options, cache)
+            second = run_kind(path, options, cache)
+        recorded = sorted([n, a] for n, a, _, _, depth in first["events"] if depth == 0)
+        if recorded != second["called"]:
+            raise SystemExit(f"{path} {options}: the functions compiled on a cold cache "
+                             f"differ from those called on a warm one")
+        manifest[first["key"]] = [e for e in first["events"] if e[4] == 0 or (
+            e[2] >= NESTED_SECONDS and e[0].startswith("trimsa.") and "<" not in e[0])]
+        total = sum(e[2] for e in first["events"] if e[4] == 0)
+        print(f"{first['key']}: {len(recorded)} functions, {total:.1f} s to compile",
+              file=sys.stderr)
+    OUT.write_text("{\n" + ",\n".join(
+        f" {json.dumps(kind)}: [\n" + ",\n".join(f"  {json.dumps(e)}" for e in entries) + "\n ]"
+        for kind, entries in sorted(manifest.items())) + "\n}\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

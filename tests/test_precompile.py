@@ -1,0 +1,142 @@
+"""Compiling a run's jitted functions ahead in helper processes (``trimsa._numba.Precompiler``)
+and the file that lists them per kind of run (``trimsa/progressive/compiled.json``).
+
+The file must name exactly the functions each kind of run calls from Python, with the
+argument types it calls them with: otherwise helpers compile what the run does not use
+and the run compiles the rest itself, slowly but correctly. ``eval/compiled_manifest.py``
+rewrites it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from numba.core import types
+
+from trimsa import _numba
+from trimsa.io import as_sequence_set
+from trimsa.progressive import Aligner
+from trimsa.progressive.api import COMPILED
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "eval"))
+import compiled_manifest  # noqa: E402
+
+
+def test_types_round_trip():
+    for t in (types.Array(types.float32, 2, "C"), types.Array(types.int8, 1, "A"),
+              types.Array(types.uint64, 3, "F", readonly=True), types.int64, types.float32,
+              types.boolean, types.uint8):
+        text = _numba.encode_type(t)
+        assert _numba.decode_type(text) == t, text
+    with pytest.raises(ValueError):
+        _numba.encode_type(types.UniTuple(types.int64, 2))
+
+
+def _called(path, options, env):
+    """The functions a run of ``path`` with ``options`` calls from Python, in a fresh process
+    whose cache already holds them (the first run fills it)."""
+    child = ("import json, sys, trimsa, trimsa._numba as tn\n"
+             "trimsa.align(sys.argv[1], **json.loads(sys.argv[2]))\n"
+             "print(json.dumps(sorted([n, list(a)] for n, a in tn.called_functions())))\n")
+    for _ in range(2):
+        out = subprocess.run([sys.executable, "-c", child, path, json.dumps(options)],
+                             cwd=ROOT, env=env, capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.splitlines()[-1])
+
+
+def _kinds(gpu: bool):
+    return [(p, o) for p, o, needs_gpu in compiled_manifest.KINDS if needs_gpu == gpu]
+
+
+def _check_kind(path, options):
+    aligner = Aligner(**options)
+    seqs = as_sequence_set(str(ROOT / path))
+    source = aligner.distance_source(seqs)
+    kind = aligner.compile_kind(seqs, source, aligner.exact(seqs), aligner.library_design(seqs))
+    listed = json.loads(COMPILED.read_text())[kind]
+    env = dict(os.environ, TRIMSA_NUMBA_CACHE="1")
+    called = _called(path, options, env)
+    assert called == sorted([n, a] for n, a, _, _, depth in listed if depth == 0), (
+        f"{kind}: compiled.json is out of date; run eval/compiled_manifest.py")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path,options", _kinds(gpu=False))
+def test_manifest_lists_what_runs_call(path, options):
+    _check_kind(path, options)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("path,options", _kinds(gpu=True))
+def test_manifest_lists_what_gpu_runs_call(path, options):
+    _check_kind(path, options)
+
+
+def test_manifest_entries_are_well_formed():
+    listed = json.loads(COMPILED.read_text())
+    assert listed
+    for kind, entries in listed.items():
+        assert any(e[4] == 0 for e in entries), kind
+        for name, argtypes, seconds, start, depth in entries:
+            assert callable(_numba.dispatcher(name)), name
+            for t in argtypes:
+                _numba.decode_type(t)
+            assert seconds >= 0 and start >= 0 and depth >= 0
+
+
+def test_helpers_fill_the_cache(tmp_path):
+    """Helpers compile what is missing from a cold cache (a fresh numba cache folder), and
+    start for nothing that is already there or needed too soon."""
+    code = r"""
+import json, sys
+from trimsa import _numba
+entries = json.loads(sys.argv[1])
+pre = _numba.Precompiler(entries, 2)
+started = pre.functions
+assert pre.join(120)
+again = _numba.Precompiler(entries, 2).functions
+print(json.dumps([started, again, [_numba.cached(n, tuple(a)) for n, a, *_ in entries]]))
+"""
+    sym = ["trimsa.tree._cpu.symmetrize", ["array:float64:2:C:rw"], 0.1, 5.0, 0]
+    upd = ["trimsa.progressive._cpu.update_positions", ["array:int64:1:C:rw"] * 4, 0.1, 5.0, 0]
+    soon = ["trimsa.progressive._cpu.path_maps",
+            ["array:int8:1:C:rw", "array:int64:1:C:rw", "array:int64:1:C:rw"], 0.1,
+            _numba.HELPER_READY / 2, 0]
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), TRIMSA_NUMBA_CACHE="1")
+    out = subprocess.run([sys.executable, "-c", code, json.dumps([sym, upd, soon])], cwd=ROOT,
+                         env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    started, again, cached = json.loads(out.stdout.splitlines()[-1])
+    assert (started, again, cached) == (2, 0, [True, True, False])
+
+
+def test_nothing_starts_without_a_cache_or_processes():
+    entries = [["trimsa.tree._cpu.symmetrize", ["array:float64:2:C:rw"], 0.1, 5.0, 0]]
+    assert _numba.Precompiler(entries, 0).helpers == []
+    assert _numba.Precompiler([], 4).helpers == []
+
+
+@pytest.mark.slow
+def test_run_gives_the_same_alignment_with_helpers(tmp_path):
+    """A first run on a cold cache (helpers compiling beside it) aligns exactly as a warm
+    run does."""
+    data = ROOT / "tests" / "data" / "six.fa"
+    outs = []
+    for cache in (tmp_path / "cold", None):
+        env = dict(os.environ, TRIMSA_NUMBA_CACHE="1")
+        if cache is not None:
+            env["NUMBA_CACHE_DIR"] = str(cache)
+        out = tmp_path / f"out{len(outs)}.fa"
+        r = subprocess.run([sys.executable, "-m", "trimsa", "run", str(data), "-o", str(out),
+                            "-v", "--threads", "2"], cwd=ROOT, env=env, capture_output=True,
+                           text=True)
+        assert r.returncode == 0, r.stderr
+        outs.append(out.read_bytes())
+    assert outs[0] == outs[1] and outs[0].startswith(b">")
