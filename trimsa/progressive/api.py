@@ -202,7 +202,10 @@ class Aligner:
         in this process. An error with ``gpus``, or where none of those stages is
         built.
     threads
-        CPU threads (0 = all cores).
+        CPU threads (0 = all cores). Where numba's on-disk cache does not yet hold the
+        functions an alignment needs, up to ``threads - 1`` helper processes (at most
+        :data:`MAX_COMPILE_HELPERS`) compile those of its later stages meanwhile
+        (:class:`trimsa._numba.Precompiler`).
     alphabet
         Residue alphabet; guessed from the input by default.
     match, mismatch, matrix
