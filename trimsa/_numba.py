@@ -177,11 +177,12 @@ class Precompiler:
                 shares[h].append(e[:2])
                 free[h] += e[2]
         shares = [s for s in shares if s]
-        if not shares:
+        import sys
+
+        if not shares or not sys.executable:
             return
         import json
         import subprocess
-        import sys
 
         env = dict(os.environ)
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -500,13 +500,7 @@ class Aligner:
                     "three aligned by the sum of pairs" if design is None else
                     "the pairs of these sequences are beyond its budget") + ")")
         with _numba.Precompiler(self._compile_ahead(seqs, source, exact, design),
-                                max(0, min(threads - 1, MAX_COMPILE_HELPERS))) as helpers:
-            if helpers.functions:
-                k = len(helpers.helpers)
-                stages.append(Stage(
-                    "compile", f"numba functions of this run not in the on-disk cache yet, "
-                    f"compiled ahead in {k} helper process{'es' if k > 1 else ''}", "cpu",
-                    helpers.functions, "functions", None, 0.0))
+                                max(0, min(threads - 1, MAX_COMPILE_HELPERS))):
             return self._stages(seqs, codes, sc, hmm, scoring, threads, progress, stages,
                                 source, exact, design)
 
