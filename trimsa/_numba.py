@@ -9,7 +9,10 @@ to check the kernels' logic and coverage.
 from __future__ import annotations
 
 import concurrent.futures as _cf
+import json
 import os
+import subprocess
+import sys
 
 import numba
 import numpy as np
@@ -125,8 +128,6 @@ def called_functions(package: str = "trimsa") -> set:
     """``(name, argtypes)`` (text) of every function of ``package`` jitted in this process so
     far, that is, called from Python (a function loaded from the on-disk cache brings
     the functions it calls with it; compiled here, it compiles them too)."""
-    import sys
-
     from numba.core.registry import CPUDispatcher
 
     out = set()
@@ -177,13 +178,8 @@ class Precompiler:
                 shares[h].append(e[:2])
                 free[h] += e[2]
         shares = [s for s in shares if s]
-        import sys
-
         if not shares or not sys.executable:
             return
-        import json
-        import subprocess
-
         env = dict(os.environ)
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
@@ -200,8 +196,6 @@ class Precompiler:
 
     def join(self, timeout: float | None = None) -> bool:
         """Wait for the helpers to finish; whether they all did within ``timeout``."""
-        import subprocess
-
         try:
             for p in self.helpers:
                 p.wait(timeout)
@@ -231,7 +225,4 @@ def _compile(job: list) -> None:
 
 
 if __name__ == "__main__":
-    import json
-    import sys
-
     _compile(json.loads(sys.argv[1]))

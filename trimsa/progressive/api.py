@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from pathlib import Path
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal
 
 import numpy as np
