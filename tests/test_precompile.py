@@ -140,3 +140,52 @@ def test_run_gives_the_same_alignment_with_helpers(tmp_path):
         assert r.returncode == 0, r.stderr
         outs.append(out.read_bytes())
     assert outs[0] == outs[1] and outs[0].startswith(b">")
+
+
+def _helpers_of(mark: str) -> list:
+    """Live processes whose environment holds ``mark`` (Linux ``/proc``), the run excluded
+    by the caller."""
+    pids = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                env = Path(f"/proc/{d}/environ").read_bytes()
+                cmd = Path(f"/proc/{d}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if mark.encode() in env and b"trimsa._numba" in cmd:
+                pids.append(int(d))
+    return pids
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs Linux /proc")
+@pytest.mark.parametrize("sig,code", [("SIGINT", 130), ("SIGTERM", 143)])
+def test_a_signal_ends_the_helpers_too(tmp_path, sig, code):
+    """Ctrl-C (or SIGTERM) during a first run ends its compile helpers with it."""
+    import signal
+    import time
+    import uuid
+
+    mark = f"trimsa-test-{uuid.uuid4()}"
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), TRIMSA_NUMBA_CACHE="1",
+               TRIMSA_TEST_MARK=mark)
+    proc = subprocess.Popen([sys.executable, "-m", "trimsa", "run", "examples/data/input.fa",
+                             "-o", str(tmp_path / "out.fa"), "--threads", "2"], cwd=ROOT,
+                            env=env, stderr=subprocess.PIPE,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        deadline = time.time() + 60
+        while not _helpers_of(mark):
+            assert proc.poll() is None and time.time() < deadline, "no helper started"
+            time.sleep(0.05)
+        proc.send_signal(getattr(signal, sig))
+        proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == code
+    deadline = time.time() + 5
+    while _helpers_of(mark) and time.time() < deadline:
+        time.sleep(0.05)
+    assert _helpers_of(mark) == []
+    assert not (tmp_path / "out.fa").exists()

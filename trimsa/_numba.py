@@ -145,6 +145,17 @@ def called_functions(package: str = "trimsa") -> set:
 #: Seconds from the start of an alignment before a helper process can have compiled
 #: anything (its start and imports).
 HELPER_READY = 1.5
+#: The helper processes of every :class:`Precompiler` of this process not yet stopped.
+_HELPERS: set = set()
+
+
+def stop_helpers() -> None:
+    """End every helper process still at work (for an exit that skips the ``with`` blocks
+    of their :class:`Precompiler`, as the command line's on Ctrl-C)."""
+    for p in list(_HELPERS):
+        if p.poll() is None:
+            p.kill()
+        _HELPERS.discard(p)
 
 
 class Precompiler:
@@ -186,12 +197,14 @@ class Precompiler:
         env["NUMBA_NUM_THREADS"] = "1"
         for share in shares:
             try:
-                self.helpers.append(subprocess.Popen(
+                p = subprocess.Popen(
                     [sys.executable, "-m", "trimsa._numba", json.dumps(share)], env=env,
                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                    stderr=subprocess.DEVNULL))
+                    stderr=subprocess.DEVNULL)
             except OSError:   # no processes to spare: the run compiles as needed
                 break
+            self.helpers.append(p)
+            _HELPERS.add(p)
             self.functions += len(share)
 
     def join(self, timeout: float | None = None) -> bool:
@@ -209,6 +222,7 @@ class Precompiler:
             if p.poll() is None:
                 p.kill()
             p.wait()
+            _HELPERS.discard(p)
         self.helpers = []
 
     def __enter__(self):

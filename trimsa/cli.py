@@ -88,9 +88,10 @@ def _run_interruptibly(fn, args, command: str):
     The kernels (numba, CUDA) do not return to Python for seconds at a time,
     and a signal is only acted on between Python instructions of the main
     thread. Here the main thread does nothing else, so an interrupt is seen at
-    once: temporary outputs are removed and the process ends (status 130, or
-    143 for SIGTERM) without waiting for the kernels.
+    once: temporary outputs are removed, compile helpers ended, and the process ends
+    (status 130, or 143 for SIGTERM) without waiting for the kernels.
     """
+    from ._numba import stop_helpers
     from .io import remove_pending
 
     box = {}
@@ -112,10 +113,12 @@ def _run_interruptibly(fn, args, command: str):
             worker.join(POLL)
     except KeyboardInterrupt:
         remove_pending()
+        stop_helpers()
         print(f"trimsa {command}: interrupted", file=sys.stderr, flush=True)
         os._exit(130)
     except _Terminated:
         remove_pending()
+        stop_helpers()
         print(f"trimsa {command}: terminated", file=sys.stderr, flush=True)
         os._exit(128 + signal.SIGTERM)
     finally:
