@@ -30,7 +30,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "trimsa" / "progressive" / "compiled.json"
 
-#: (input, Aligner options, needs a GPU): the kinds of run the file lists
+#: (input, Aligner options, needs a GPU): the kinds of run the file lists. The option
+#: ``gpu_library`` (not the Aligner's) sends the library to the GPU under ``device="auto"``
+#: as a large input would (``api.GPU_LIBRARY_CELLS`` set to 0 in the child), so that the
+#: k-mer counts of these small inputs stay on the CPU, as ``auto`` keeps them below
+#: ``tree.distances.KMER_GPU_SEQUENCES`` sequences.
 KINDS = [
     ("examples/data/input.fa", {"device": "cpu"}, False),
     ("examples/data/input.fa", {"device": "cpu", "library": "tree",
@@ -38,6 +42,8 @@ KINDS = [
     ("tests/data/trip3.fa", {"device": "cpu"}, False),
     ("examples/data/input.fa", {"device": "gpu"}, True),
     ("examples/data/input.fa", {"device": "gpu", "library": "tree",
+                                "tree_distances": "kmer"}, True),
+    ("examples/data/input.fa", {"device": "auto", "gpu_library": True, "library": "tree",
                                 "tree_distances": "kmer"}, True),
 ]
 
@@ -82,7 +88,10 @@ def spy(self, *args):   # the run's kind, and no helpers: this run compiles ever
     kinds.append(self.compile_kind(*args))
     return []
 api.Aligner._compile_ahead = spy
-trimsa.align(sys.argv[1], **json.loads(sys.argv[2]))
+options = json.loads(sys.argv[2])
+if options.pop("gpu_library", False):
+    api.GPU_LIBRARY_CELLS = 0
+trimsa.align(sys.argv[1], **options)
 events.sort(key=lambda e: e[3])
 print(json.dumps({"key": kinds[0], "events": events,
                   "called": sorted([n, list(a)] for n, a in tn.called_functions())}))

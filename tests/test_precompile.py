@@ -42,7 +42,11 @@ def _called(path, options, env):
     """The functions a run of ``path`` with ``options`` calls from Python, in a fresh process
     whose cache already holds them (the first run fills it)."""
     child = ("import json, sys, trimsa, trimsa._numba as tn\n"
-             "trimsa.align(sys.argv[1], **json.loads(sys.argv[2]))\n"
+             "from trimsa.progressive import api\n"
+             "options = json.loads(sys.argv[2])\n"
+             "if options.pop('gpu_library', False):\n"
+             "    api.GPU_LIBRARY_CELLS = 0\n"
+             "trimsa.align(sys.argv[1], **options)\n"
              "print(json.dumps(sorted([n, list(a)] for n, a in tn.called_functions())))\n")
     for _ in range(2):
         out = subprocess.run([sys.executable, "-c", child, path, json.dumps(options)],
@@ -55,8 +59,12 @@ def _kinds(gpu: bool):
     return [(p, o) for p, o, needs_gpu in compiled_manifest.KINDS if needs_gpu == gpu]
 
 
-def _check_kind(path, options):
-    aligner = Aligner(**options)
+def _check_kind(path, options, monkeypatch):
+    if options.get("gpu_library"):
+        from trimsa.progressive import api
+
+        monkeypatch.setattr(api, "GPU_LIBRARY_CELLS", 0)
+    aligner = Aligner(**{k: v for k, v in options.items() if k != "gpu_library"})
     seqs = as_sequence_set(str(ROOT / path))
     source = aligner.distance_source(seqs)
     kind = aligner.compile_kind(seqs, source, aligner.exact(seqs), aligner.library_design(seqs))
@@ -69,14 +77,14 @@ def _check_kind(path, options):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("path,options", _kinds(gpu=False))
-def test_manifest_lists_what_runs_call(path, options):
-    _check_kind(path, options)
+def test_manifest_lists_what_runs_call(path, options, monkeypatch):
+    _check_kind(path, options, monkeypatch)
 
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("path,options", _kinds(gpu=True))
-def test_manifest_lists_what_gpu_runs_call(path, options):
-    _check_kind(path, options)
+def test_manifest_lists_what_gpu_runs_call(path, options, monkeypatch):
+    _check_kind(path, options, monkeypatch)
 
 
 def test_manifest_entries_are_well_formed():
@@ -160,9 +168,9 @@ def _helpers_of(mark: str) -> list:
 
 @pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs Linux /proc")
-@pytest.mark.parametrize("sig,code", [("SIGINT", 130), ("SIGTERM", 143)])
+@pytest.mark.parametrize("sig,code", [("SIGINT", 130), ("SIGTERM", 143), ("SIGKILL", -9)])
 def test_a_signal_ends_the_helpers_too(tmp_path, sig, code):
-    """Ctrl-C (or SIGTERM) during a first run ends its compile helpers with it."""
+    """Ctrl-C, SIGTERM or SIGKILL during a first run ends its compile helpers with it."""
     import signal
     import time
     import uuid

@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 
 import numba
 import numpy as np
@@ -168,7 +169,8 @@ class Precompiler:
     goes to the helper (of at most ``processes``) free first, if that helper can finish
     it before the run needs it (from :data:`HELPER_READY` on); the run compiles the others
     itself. :meth:`stop` ends the helpers that are still at work (a helper stopped
-    halfway leaves the cache as it was: numba replaces its files whole). Nothing starts
+    halfway leaves the cache as it was: numba replaces its files whole); a helper also
+    ends by itself when the run's process does, however it ends. Nothing starts
     with ``processes < 1``, the cache off or numba's JIT disabled.
     """
 
@@ -199,7 +201,7 @@ class Precompiler:
             try:
                 p = subprocess.Popen(
                     [sys.executable, "-m", "trimsa._numba", json.dumps(share)], env=env,
-                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                    stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                     stderr=subprocess.DEVNULL)
             except OSError:   # no processes to spare: the run compiles as needed
                 break
@@ -222,6 +224,7 @@ class Precompiler:
             if p.poll() is None:
                 p.kill()
             p.wait()
+            p.stdin.close()
             _HELPERS.discard(p)
         self.helpers = []
 
@@ -238,5 +241,16 @@ def _compile(job: list) -> None:
         dispatcher(name).compile(tuple(decode_type(t) for t in argtypes))
 
 
+def _helper_main(job: str) -> None:
+    """A helper process: compile ``job``, and end at once when the run's process ends
+    however it ends (its end of the standard-input pipe closes)."""
+    def watch():
+        sys.stdin.buffer.read()
+        os._exit(0)
+
+    threading.Thread(target=watch, daemon=True).start()
+    _compile(json.loads(job))
+
+
 if __name__ == "__main__":
-    _compile(json.loads(sys.argv[1]))
+    _helper_main(sys.argv[1])

@@ -518,13 +518,16 @@ class Aligner:
 
     def compile_kind(self, seqs, source, exact, design) -> str | None:
         """Which kind of run, for the jitted functions it calls, an alignment of ``seqs`` is:
-        its library (design and device), guide-tree distances and exact 3-way alignment
-        (None with a Dask scheduler, fewer than three sequences or a device it cannot
+        its library (design and device), guide-tree distances (for k-mers, where their
+        counts run) and exact 3-way alignment (None with a Dask scheduler, fewer than three sequences or a device it cannot
         have)."""
         from .consistency import library_cells
 
         if self.scheduler is not None or len(seqs) < 3:
             return None
+        from ..tree.distances import resolve_kmer_device
+
+        tree = source
         try:
             if design == "all" or source == "pairwise":
                 device = self.library_device(library_cells(seqs.lengths))
@@ -533,9 +536,11 @@ class Aligner:
                                                  self.cell_budget("tree", len(seqs))))
             else:
                 device = "none"
+            if source == "kmer":
+                tree += f" on {resolve_kmer_device(self.device, len(seqs), self.gpus)}"
         except TrimsaError:   # the stage that needs the device says why, in its turn
             return None
-        return f"library {design or 'none'} on {device}; tree {source}; exact {exact or 'none'}"
+        return f"library {design or 'none'} on {device}; tree {tree}; exact {exact or 'none'}"
 
     def _stages(self, seqs, codes, sc, hmm, scoring, threads, progress, stages, source, exact,
                 design) -> "AlignmentResult":
