@@ -737,7 +737,7 @@ def pair_maps(codes, offsets, pairs, idx, table, gap_open, gap_extend, term, off
     for p in idx:
         la = offsets[pairs[p, 0] + 1] - offsets[pairs[p, 0]]
         lb = offsets[pairs[p, 1] + 1] - offsets[pairs[p, 1]]
-        most_band = max(most_band, band_cells(la, lb, band))
+        most_band = max(most_band, band_cells_jit(la, lb, band))
     tb = np.empty(most_cells, np.uint8)
     fM = np.empty(most_band, np.float32)
     path = np.empty(longest, np.int8)
@@ -768,14 +768,19 @@ def pair_maps(codes, offsets, pairs, idx, table, gap_open, gap_extend, term, off
         _alignment_slots(mp, lb, maps, probs, o, r)
 
 
-@jit
 def band_cells(la, lb, band):
     """The most cells of the band of ``band`` columns either side of a path through the
-    ``(la + 1) x (lb + 1)`` table (:func:`path_band`; numbers, or arrays of them)."""
+    ``(la + 1) x (lb + 1)`` table (:func:`path_band`; numbers, or arrays of them). Plain
+    NumPy, for the host; the kernels call :data:`band_cells_jit`."""
     full = (la + 1) * (lb + 1)
     if band < 0:
         return full
     return np.minimum((la + 1) * (2 * band + 1) + lb + 1, full)
+
+
+#: :func:`band_cells` compiled, for the kernels (the host's calls on arrays stay in NumPy,
+#: which spares a first run compiling it for arrays before its GPU library can start)
+band_cells_jit = jit(band_cells)
 
 
 @jit
