@@ -74,7 +74,7 @@ class Compiles(event.Listener):
                 raise
             return   # a function called from jitted code with a type the file cannot hold
         if t_align[0] is not None:
-            events.append([f"{d.py_func.__module__}.{d.py_func.__qualname__}", args,
+            events.append([tn.name_of(d), args,
                            round(time.perf_counter() - t0, 2), round(t0 - t_align[0], 2),
                            len(starts)])
 event.register("numba:compile", Compiles())

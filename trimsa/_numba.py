@@ -125,6 +125,16 @@ def cached(name: str, argtypes: tuple) -> bool:
     return cache._index_key(sig, disp.targetctx.codegen()) in cache._cache_file._load_index()
 
 
+def name_of(disp) -> str:
+    """``module.name`` under which :func:`dispatcher` finds the jitted function ``disp``
+    (the name it is bound to in its module, which may differ from its Python function's)."""
+    module = sys.modules.get(disp.py_func.__module__)
+    for attr, value in vars(module).items() if module is not None else ():
+        if value is disp:
+            return f"{module.__name__}.{attr}"
+    return f"{disp.py_func.__module__}.{disp.py_func.__qualname__}"
+
+
 def called_functions(package: str = "trimsa") -> set:
     """``(name, argtypes)`` (text) of every function of ``package`` jitted in this process so
     far, that is, called from Python (a function loaded from the on-disk cache brings
@@ -135,9 +145,9 @@ def called_functions(package: str = "trimsa") -> set:
     for mod_name, mod in list(sys.modules.items()):
         if mod is None or not (mod_name == package or mod_name.startswith(package + ".")):
             continue
-        for value in list(vars(mod).values()):
+        for attr, value in list(vars(mod).items()):
             if isinstance(value, CPUDispatcher) and value.__module__ == mod_name:
-                name = f"{mod_name}.{value.py_func.__qualname__}"
+                name = f"{mod_name}.{attr}"
                 for sig in value.signatures:
                     out.add((name, tuple(encode_type(t) for t in sig)))
     return out
