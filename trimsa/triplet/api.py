@@ -476,10 +476,9 @@ def _align_affine(seqs: SequenceSet, trip, m: int, sc: Scoring, mode: str, nthre
                   device: str = "cpu") -> list:
     """Affine tracebacks of ``trip``: with ``device="gpu"``, full cubes and the divide
     and conquer of larger ones on the GPU (for semiglobal and local ones, that of the
-    core between the end and the start that two sweeps on ``nthreads`` CPU threads
-    find, :func:`_affine.end_and_start`); the rest on ``nthreads`` CPU threads (the
-    kernels release the GIL). Every alignment is rescored from its rows and must give
-    the optimum."""
+    core between the end and the start that two sweeps find, on the GPU too:
+    :func:`_cores`); the rest on ``nthreads`` CPU threads (the kernels release the GIL).
+    Every alignment is rescored from its rows and must give the optimum."""
     from . import _affine
 
     results = [None] * trip.shape[0]
