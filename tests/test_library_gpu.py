@@ -81,6 +81,7 @@ def emulated(tmp_path_factory):
 def on_emulated_gpu(emulated, monkeypatch):
     monkeypatch.setitem(sys.modules, "cupy", emulated.cupy)
     monkeypatch.setattr(_gpu, "_functions", lambda: (emulated.function("pair_viterbi", 5),
+                                                     emulated.function("pair_band", 5),
                                                      emulated.function("pair_posteriors", 5)))
     return emulated
 
@@ -93,6 +94,8 @@ def test_emulated_kernels_give_the_cpu_library(on_emulated_gpu, monkeypatch, see
     if seed % 3 == 2:   # batches cut by the host's share instead
         monkeypatch.setattr(_gpu, "HOST_BATCH_BYTES", 1000)
     slots = (None, 1, 2)[seed % 3] if posterior else None
+    # the default band, a narrow one and every column (pair_band against path_band)
+    monkeypatch.setattr(consistency, "POSTERIOR_BAND", (64, 3, -1)[seed // 3 % 3])
     cpu, dev = libraries(codes, table, gaps, posterior, slots, hmm)
     assert_same(cpu, dev)
     assert dev.maps.shape[1] == (slots or (consistency.POSTERIOR_SLOTS if posterior else 1))
@@ -135,7 +138,8 @@ def test_pairs_whose_posteriors_fail_vote_with_their_alignment(on_emulated_gpu, 
         args[-1][:] = 0
 
     monkeypatch.setattr(_gpu, "_functions", lambda: (
-        on_emulated_gpu.function("pair_viterbi", 5), failing))
+        on_emulated_gpu.function("pair_viterbi", 5), on_emulated_gpu.function("pair_band", 5),
+        failing))
     codes, table, gaps, _, _ = random_case(5)
     dev = consistency.build_library(codes, table, *gaps, posterior=True, device="gpu")
     cpu = consistency.build_library(codes, table, *gaps, posterior=False)

@@ -4,6 +4,8 @@
 // pair_viterbi: the global affine alignment of the pair (the recurrence, ties
 //   and traceback of trimsa/progressive/_cpu.py seq_viterbi and _trace) and its
 //   path.
+// pair_band: from that path, the alignment's identity (_cpu._path_map) and the
+//   band of the posteriors around it (_cpu.path_band).
 // pair_posteriors: the match posteriors of the five-state pair HMM (short and
 //   long gaps) in the band around that path (_cpu.posterior_slots), each
 //   residue's K most probable partners.
@@ -145,6 +147,63 @@ extern "C" __global__ void pair_viterbi(
         out[n - 1 - c] = v;
     }
     npath[t] = n;
+}
+
+// The identity of each pair's path (identical residue pairs over aligned pairs,
+// _cpu._path_map) and the band of `width` columns either side of it (_cpu.path_band:
+// row i spans lo[i]..hi[i], clipped to 0..lb; width < 0: every column), with its cells.
+extern "C" __global__ void pair_band(
+    const unsigned char* __restrict__ codes,
+    const long long* __restrict__ a_off, const int* __restrict__ a_len,
+    const long long* __restrict__ b_off, const int* __restrict__ b_len,
+    const int T, const long long* __restrict__ path_off,
+    const signed char* __restrict__ path, const int* __restrict__ npath,
+    const int width, const long long* __restrict__ band_off,  // per pair: la + 1 entries
+    int* __restrict__ lo, int* __restrict__ hi, long long* __restrict__ cells,
+    double* __restrict__ ident)
+{
+    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= T) return;
+    const unsigned char* a = codes + a_off[t];
+    const unsigned char* b = codes + b_off[t];
+    const int la = a_len[t];
+    const int lb = b_len[t];
+    const signed char* p = path + path_off[t];
+    const int n = npath[t];
+    int* LO = lo + band_off[t];
+    int* HI = hi + band_off[t];
+    long long same = 0, aligned = 0;
+    int i = 0, j = 0;
+    LO[0] = 0;
+    HI[0] = 0;
+    for (int c = 0; c < n; ++c) {
+        const int s = p[c];
+        if (s != P_B) {
+            if (s == P_BOTH) {
+                ++aligned;
+                if (a[i] == b[j]) ++same;
+                ++j;
+            }
+            ++i;
+            LO[i] = j;
+        } else {
+            ++j;
+        }
+        HI[i] = j;
+    }
+    ident[t] = aligned > 0 ? (double)same / (double)aligned : 0.0;
+    long long total = 0;
+    for (int r = 0; r <= la; ++r) {
+        if (width < 0) {
+            LO[r] = 0;
+            HI[r] = lb;
+        } else {
+            LO[r] = LO[r] - width > 0 ? LO[r] - width : 0;
+            HI[r] = HI[r] + width < lb ? HI[r] + width : lb;
+        }
+        total += HI[r] - LO[r] + 1;
+    }
+    cells[t] = total;
 }
 
 // Insert (c, p) among the K kept slots (probabilities descending) if it ranks

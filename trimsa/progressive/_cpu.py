@@ -785,32 +785,25 @@ band_cells_jit = jit(band_cells)
 
 @jit
 def gpu_pair_inputs(codes, offsets, pairs, sel, idx, table, paths, path_off, npath,
-                    posterior, hmm_odds, hmm_gaps, band, band_off, lo, hi, odds, gaps, cells,
-                    ident, trust, off_st, off_ts, maps, probs):
+                    posterior, odds, gaps, off_st, off_ts, maps, probs):
     """The host's part between the GPU's alignments and its posteriors, for the pairs
     ``sel[idx]`` of a batch (``idx``: their places in the batch; the batch's paths
-    ``paths[path_off[q]:path_off[q] + npath[q]]``): as :func:`pair_maps` after
-    :func:`seq_viterbi`. Sets ``ident`` and ``trust``; without ``posterior`` writes the
-    alignment's slots, else each pair's odds (``odds[q]``), gap probabilities
-    (``gaps[q]``), band (``lo``/``hi`` from ``band_off[q]``) and band cells (``cells[q]``)."""
+    ``paths[path_off[q]:path_off[q] + npath[q]]``), where the pair HMM is not given: with
+    ``posterior`` the three-state HMM fitted to each alignment, as :func:`_pair_slots`
+    fits it (``odds[q]``, ``gaps[q]``), else the alignment's own slots. The GPU takes the
+    identities and the bands from the paths itself (``pair_band``)."""
     for q in idx:
         p = sel[q]
         a = codes[offsets[pairs[p, 0]]:offsets[pairs[p, 0] + 1]]
         b = codes[offsets[pairs[p, 1]]:offsets[pairs[p, 1] + 1]]
-        e = band_off[q] + a.size + 1
-        mp, idn, od, gp, c = _pair_slots(a, b, paths[path_off[q]:], npath[q], table,
-                                         posterior, band, lo[band_off[q]:e], hi[band_off[q]:e],
-                                         hmm_odds, hmm_gaps)
-        ident[p] = idn
-        trust[p] = idn
+        mp, idn = _path_map(a, b, paths[path_off[q]:], npath[q])
         if posterior:
+            od = match_odds(table, idn)
             # element loops, not slice assignments (see posterior_slots)
             for x in range(od.shape[0]):
                 for y in range(od.shape[1]):
                     odds[q, x, y] = od[x, y]
-            for x in range(4):
-                gaps[q, x] = gp[x]
-            cells[q] = c
+            gaps[q, 0], gaps[q, 1] = gap_params(mp, b.size)
         else:
             _alignment_slots(mp, b.size, maps, probs, off_st[p], off_ts[p])
 

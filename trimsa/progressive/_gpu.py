@@ -1,12 +1,13 @@
 """CuPy launcher of the library's pairwise stage (``trimsa/kernels/pair_library.cu``).
 
 :func:`pair_maps` fills the library's arrays exactly as :func:`trimsa.progressive._cpu.pair_maps`
-does, bit for bit: the GPU aligns each pair (``pair_viterbi``, one thread per pair), the
-host reads the path and fits the pair HMM and the band to it
-(:func:`~trimsa.progressive._cpu.gpu_pair_inputs`, on all threads), and the GPU computes
-the banded posteriors (``pair_posteriors``). The pairs go in batches whose working memory
-fits a share of the device's free memory; longest first, so that the pairs of a warp have
-similar lengths.
+does, bit for bit: the GPU aligns each pair (``pair_viterbi``, one thread per pair),
+takes its identity and the band of the posteriors from the path (``pair_band``) and
+computes the banded posteriors (``pair_posteriors``). The host has a part between the
+kernels only where the pair HMM is fitted to each alignment or the library votes with the
+alignments (:func:`~trimsa.progressive._cpu.gpu_pair_inputs`, on all threads). The pairs
+go in batches whose working memory fits a share of the device's free memory; longest
+first, so that the pairs of a warp have similar lengths.
 """
 
 from __future__ import annotations
@@ -39,7 +40,8 @@ def _functions():
     from .. import kernels
 
     mod = kernels.module(KERNEL, (), OPTIONS, device=cupy.cuda.Device().id)
-    return mod.get_function("pair_viterbi"), mod.get_function("pair_posteriors")
+    return (mod.get_function("pair_viterbi"), mod.get_function("pair_band"),
+            mod.get_function("pair_posteriors"))
 
 
 def pair_bytes(la, lb, band: int, slots: int, posterior: bool):
@@ -151,7 +153,7 @@ def _pair_maps_on(order, flat, offsets, pairs, table, gap_open, gap_extend, term
     batches; ``step(n)`` after each batch of ``n`` pairs."""
     import cupy
 
-    viterbi, post = _functions()
+    viterbi, band_of, post = _functions()
     lengths = np.diff(offsets)
     la_all = lengths[pairs[:, 0]]
     lb_all = lengths[pairs[:, 1]]
@@ -187,22 +189,33 @@ def _pair_maps_on(order, flat, offsets, pairs, table, gap_open, gap_extend, term
                                  d_table, np.int32(k), go, ge, go_end, d_rows, d_tb, d_poff,
                                  d_path, d_npath))
         del d_rows, d_tb
-        paths = d_path.get()
-        npath = d_npath.get()
         band_off = np.zeros(T + 1, np.int64)
         band_off[1:] = np.cumsum(la.astype(np.int64) + 1)
-        lo = np.zeros(int(band_off[-1]), np.int32)
-        hi = np.zeros(int(band_off[-1]), np.int32)
-        odds = np.zeros((T, k, k) if posterior else (0, k, k), np.float64)
-        gaps = np.zeros((T, 4), np.float64)
-        cells = np.zeros(T, np.int64)
-        in_threads(lambda idx: _cpu.gpu_pair_inputs(
-            flat, offsets, pairs, sel, idx, table, paths, path_off, npath, posterior, hmm_odds,
-            hmm_gaps, band, band_off, lo, hi, odds, gaps, cells, ident, trust, off_st, off_ts,
-            maps, probs), np.arange(T), threads)
+        d_band_off = cupy.asarray(band_off)
+        d_lo = cupy.empty(int(band_off[-1]), cupy.int32)
+        d_hi = cupy.empty(int(band_off[-1]), cupy.int32)
+        d_cells = cupy.empty(T, cupy.int64)
+        d_ident = cupy.empty(T, cupy.float64)
+        band_of(grid, (BLOCK,), (d_codes, d_aoff, d_la, d_boff, d_lb, np.int32(T), d_poff,
+                                 d_path, d_npath, np.int32(band), d_band_off, d_lo, d_hi,
+                                 d_cells, d_ident))
+        paths = d_path.get()
+        npath = d_npath.get()
+        ident[sel] = d_ident.get()
+        trust[sel] = ident[sel]
+        if posterior and hmm_odds.shape[0] > 0:
+            odds = np.ascontiguousarray(np.broadcast_to(hmm_odds, (T, k, k)), np.float64)
+            gaps = np.ascontiguousarray(np.broadcast_to(hmm_gaps[:4], (T, 4)), np.float64)
+        else:
+            # the pair HMM fitted to each alignment, or the alignment's own votes
+            odds = np.zeros((T if posterior else 0, k, k), np.float64)
+            gaps = np.zeros((T, 4), np.float64)
+            in_threads(lambda idx: _cpu.gpu_pair_inputs(
+                flat, offsets, pairs, sel, idx, table, paths, path_off, npath, posterior,
+                odds, gaps, off_st, off_ts, maps, probs), np.arange(T), threads)
         if posterior:
             W2 = B + 2
-            d_fM = cupy.empty(int(cells.max()) * T, cupy.float32)
+            d_fM = cupy.empty(int(d_cells.max()) * T, cupy.float32)
             d_rows = cupy.empty(ROWS * W2 * T, cupy.float64)
             d_scale = cupy.empty((A + 2) * T, cupy.float64)
             d_cols = cupy.empty((int(path_off[-1]), slots), cupy.int32)
@@ -210,8 +223,8 @@ def _pair_maps_on(order, flat, offsets, pairs, table, gap_open, gap_extend, term
             d_ok = cupy.empty(T, cupy.uint8)
             post(grid, (BLOCK,), (d_codes, d_aoff, d_la, d_boff, d_lb, np.int32(T), np.int32(W2),
                                   cupy.asarray(odds), np.int32(k), cupy.asarray(gaps),
-                                  np.float64(floor), cupy.asarray(band_off),
-                                  cupy.asarray(lo), cupy.asarray(hi), d_fM, d_rows, d_scale,
+                                  np.float64(floor), d_band_off, d_lo, d_hi, d_fM, d_rows,
+                                  d_scale,
                                   np.int32(slots), d_poff, d_cols, d_probs, d_ok))
             del d_fM, d_rows, d_scale
             ok = d_ok.get()
