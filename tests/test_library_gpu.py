@@ -131,23 +131,40 @@ def test_gpus_option_is_checked(tmp_path):
             ["ACGTACGTAA", "ACGTTCGTA", "AGGTACGAA", "AGGTACGTA"])
 
 
-def test_pairs_whose_posteriors_fail_vote_with_their_alignment(on_emulated_gpu, monkeypatch):
-    # the posteriors kernel reports every pair not finite: each pair falls back to its
-    # alignment, as on the CPU
+@pytest.mark.parametrize("every", [1, 2])
+def test_pairs_whose_posteriors_fail_vote_with_their_alignment(on_emulated_gpu, monkeypatch,
+                                                               every):
+    # the posteriors kernel reports every pair (or every other one) not finite: each such
+    # pair falls back to its alignment, as on the CPU; the others keep their posteriors
+    posteriors = on_emulated_gpu.function("pair_posteriors", 5)
+
     def failing(grid, block, args):
-        args[-1][:] = 0
+        posteriors(grid, block, args)
+        args[-1][::every] = 0
 
     monkeypatch.setattr(_gpu, "_functions", lambda: (
         on_emulated_gpu.function("pair_viterbi", 5), on_emulated_gpu.function("pair_band", 5),
         failing))
     codes, table, gaps, _, _ = random_case(5)
     dev = consistency.build_library(codes, table, *gaps, posterior=True, device="gpu")
-    cpu = consistency.build_library(codes, table, *gaps, posterior=False)
-    assert dev.n_posterior == 0
-    assert np.array_equal(dev.maps[:, 0], cpu.maps[:, 0])
-    assert np.array_equal(dev.probs[:, 0], cpu.probs[:, 0])
-    assert (dev.maps[:, 1:] == -1).all() and (dev.probs[:, 1:] == 0).all()
-    assert np.array_equal(dev.nbr_trust, cpu.nbr_trust)
+    post = consistency.build_library(codes, table, *gaps, posterior=True)
+    aln = consistency.build_library(codes, table, *gaps, posterior=False)
+    assert post.n_posterior == post.n_pairs   # on the CPU every pair has posteriors
+    kept = 0
+    for s in range(dev.n):
+        rows = slice(0, len(codes[s]))
+        for k in range(dev.nbr_ptr[s], dev.nbr_ptr[s + 1]):
+            r = slice(dev.nbr_map[k] + rows.start, dev.nbr_map[k] + rows.stop)
+            if dev.nbr_trust[k] == 1.0 and np.array_equal(dev.maps[r], post.maps[r]):
+                assert np.array_equal(dev.probs[r], post.probs[r])
+                kept += 1
+                continue
+            assert np.array_equal(dev.maps[r, 0], aln.maps[r, 0])
+            assert np.array_equal(dev.probs[r, 0], aln.probs[r, 0])
+            assert (dev.maps[r, 1:] == -1).all() and (dev.probs[r, 1:] == 0).all()
+            assert dev.nbr_trust[k] == aln.nbr_trust[k]
+    assert kept == 2 * dev.n_posterior   # each pair is seen from both of its sequences
+    assert dev.n_posterior == (0 if every == 1 else dev.n_pairs // 2)
 
 
 def test_batches_fit_the_budget_and_cover_every_pair_in_order():

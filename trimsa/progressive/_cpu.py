@@ -809,26 +809,20 @@ def gpu_pair_inputs(codes, offsets, pairs, sel, idx, table, paths, path_off, npa
 
 
 @jit
-def gpu_pair_outputs(codes, offsets, pairs, sel, idx, paths, path_off, npath, ok, out_off,
-                     out_cols, out_probs, off_st, trust, has_post, maps, probs):
-    """The GPU's posteriors of the pairs ``sel[idx]`` of a batch into the library (rows
-    ``out_off[q]..`` of ``out_cols``/``out_probs`` to the pair's rows from ``off_st``),
-    or, where they were not finite (``ok[q] == 0``), the alignment's slots."""
+def gpu_pair_outputs(sel, idx, out_off, out_cols, out_probs, off_st, trust, has_post, maps,
+                     probs):
+    """The GPU's posteriors of the pairs ``sel[idx]`` of a batch into the library: rows
+    ``out_off[q]..out_off[q + 1]`` of ``out_cols``/``out_probs`` (the pair's ``len(s) +
+    len(t)`` rows) to its rows from ``off_st``. (The pairs whose posteriors were not
+    finite vote with their alignments instead: :func:`gpu_pair_inputs`.)"""
     for q in idx:
         p = sel[q]
-        a = codes[offsets[pairs[p, 0]]:offsets[pairs[p, 0] + 1]]
-        b = codes[offsets[pairs[p, 1]]:offsets[pairs[p, 1] + 1]]
-        n = a.size + b.size
-        if ok[q]:
-            for r in range(n):   # element loops, not slice assignments (see posterior_slots)
-                for k in range(maps.shape[1]):
-                    maps[off_st[p] + r, k] = out_cols[out_off[q] + r, k]
-                    probs[off_st[p] + r, k] = out_probs[out_off[q] + r, k]
-            trust[p] = 1.0
-            has_post[p] = 1
-        else:
-            mp, _idn = _path_map(a, b, paths[path_off[q]:], npath[q])
-            _alignment_slots(mp, b.size, maps, probs, off_st[p], off_st[p] + a.size)
+        for r in range(out_off[q + 1] - out_off[q]):   # element loops (see posterior_slots)
+            for k in range(maps.shape[1]):
+                maps[off_st[p] + r, k] = out_cols[out_off[q] + r, k]
+                probs[off_st[p] + r, k] = out_probs[out_off[q] + r, k]
+        trust[p] = 1.0
+        has_post[p] = 1
 
 
 @jit

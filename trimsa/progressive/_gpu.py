@@ -231,8 +231,12 @@ def _pair_maps_on(order, flat, offsets, pairs, table, gap_open, gap_extend, term
             out_cols = d_cols.get()
             out_probs = d_probs.get()
             del d_cols, d_probs
+            done = np.flatnonzero(ok)
             in_threads(lambda idx: _cpu.gpu_pair_outputs(
-                flat, offsets, pairs, sel, idx, paths, path_off, npath, ok, path_off,
-                out_cols, out_probs, off_st, trust, has_post, maps, probs),
-                np.arange(T), threads)
+                sel, idx, path_off, out_cols, out_probs, off_st, trust, has_post, maps, probs),
+                done, threads)
+            if done.size < T:   # posteriors not finite: the pair votes with its alignment
+                in_threads(lambda idx: _cpu.gpu_pair_inputs(
+                    flat, offsets, pairs, sel, idx, table, paths, path_off, npath, False,
+                    odds, gaps, off_st, off_ts, maps, probs), np.flatnonzero(ok == 0), threads)
         step(T)
