@@ -155,6 +155,31 @@ def test_bad_options(tmp_path, capsys, args, words):
     assert not out.exists()
 
 
+@pytest.mark.parametrize("command, outputs, clash", [
+    ("run", ["-o", "{inp}"], "the output (-o) would overwrite the input"),
+    ("run", ["-o", "{link}"], "the output (-o) would overwrite the input"),
+    ("run", ["-o", "{out}", "--tree-out", "{inp}"], "the tree (--tree-out) would overwrite the input"),
+    ("run", ["-o", "{out}", "--tree-out", "{out}"],
+     "the tree (--tree-out) would overwrite the output (-o)"),
+    ("run", ["-o", "{out}", "--guide-tree", "{tree}", "--tree-out", "{tree}"],
+     "the tree (--tree-out) would overwrite the guide tree (--guide-tree)"),
+    ("tree", ["-o", "{inp}"], "the output (-o) would overwrite the input"),
+])
+def test_outputs_never_overwrite_inputs_or_each_other(tmp_path, capsys, command, outputs,
+                                                      clash):
+    inp, tree = tmp_path / "in.fa", tmp_path / "t.nwk"
+    inp.write_bytes(INPUT.read_bytes())
+    tree.write_bytes((DATA / "msa16_tree.nwk").read_bytes())
+    (tmp_path / "link.fa").symlink_to(inp)
+    paths = dict(inp=inp, link=tmp_path / "link.fa", out=tmp_path / "out.fa", tree=tree)
+    assert main([command, str(inp)] + [a.format(**paths) for a in outputs]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and clash in err
+    assert inp.read_bytes() == INPUT.read_bytes()
+    assert tree.read_bytes() == (DATA / "msa16_tree.nwk").read_bytes()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.fa", "link.fa", "t.nwk"]
+
+
 def test_gap_scores_are_integers(tmp_path, capsys):
     out = tmp_path / "out.fa"
     with pytest.raises(SystemExit) as exc:

@@ -339,6 +339,11 @@ def test_triplet_distances_need_linear_gaps_and_take_the_run_scoring():
     check_alignment(res, pairs)
     assert res.guide.distances.source == "triplet"
     assert res.guide.distances.info["device"] == "cpu"
+    # two sequences: one tree, no triplet to score; the stage says so
+    two = Aligner(tree_distances="triplet", device="cpu", gap=-2).align(pairs[:2])
+    check_alignment(two, pairs[:2])
+    tree_stage = [s for s in two.stages if s.name == "guide tree"]
+    assert tree_stage and tree_stage[0].items == 0 and "two sequences" in tree_stage[0].method
 
 
 def test_write_formats(tmp_path):

@@ -19,8 +19,11 @@ import threading
 from . import __version__
 from .errors import TrimsaError
 
-#: Output options (``args`` attributes) that are checked before any work starts.
-OUTPUT_OPTIONS = ("output", "tree_out")
+#: Output options (``args`` attributes) that are checked before any work starts, and
+#: the files a command reads, which no output may replace: attribute -> how the
+#: message names it.
+OUTPUT_OPTIONS = {"output": "the output (-o)", "tree_out": "the tree (--tree-out)"}
+INPUT_OPTIONS = {"input": "the input", "guide_tree": "the guide tree (--guide-tree)"}
 
 #: Subcommand modules under ``trimsa.commands``, in the order ``--help`` lists them.
 COMMANDS = (
@@ -128,6 +131,32 @@ def _run_interruptibly(fn, args, command: str):
     return box.get("result")
 
 
+def _same_file(a: str, b: str) -> bool:
+    if os.path.exists(a) and os.path.exists(b):
+        return os.path.samefile(a, b)
+    return os.path.realpath(a) == os.path.realpath(b)
+
+
+def _check_distinct(args) -> None:
+    """An output that is the input, another output or a given guide tree is an error
+    (before any work): the run would replace a file the user still needs."""
+    from .errors import OutputError
+
+    def files(options):
+        for name, label in options.items():
+            value = getattr(args, name, None)
+            if isinstance(value, str) and value not in ("", "-"):
+                yield label, value
+
+    seen = list(files(INPUT_OPTIONS))
+    for label, path in files(OUTPUT_OPTIONS):
+        for other, other_path in seen:
+            if _same_file(path, other_path):
+                raise OutputError(f"{path}: {label} would overwrite {other} "
+                                  f"({other_path}); choose another path")
+        seen.append((label, path))
+
+
 def main(argv=None) -> int:
     from .io import check_output, remove_pending
 
@@ -143,6 +172,7 @@ def main(argv=None) -> int:
             value = getattr(args, name, None)
             if value is not None:
                 check_output(value, "output")
+        _check_distinct(args)
         if threading.current_thread() is threading.main_thread():
             result = _run_interruptibly(args.func, args, args.command)
         else:

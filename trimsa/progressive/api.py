@@ -831,6 +831,9 @@ class Aligner:
         dist = tree.distances
         method = f"{tree.method} of {dist.describe()}" if dist is not None else tree.method
         if source == "triplet":
+            if dist is None:   # two sequences: one tree, no triplet scored
+                return Stage("guide tree", f"{tree.method} of two sequences", "cpu", 0,
+                             "triplets", None, seconds)
             return Stage("guide tree", method, dist.info["device"], dist.info["n_triplets"],
                          "triplets", None, seconds)
         # the pairwise alignments' cells are the library stage's
