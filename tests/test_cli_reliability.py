@@ -74,6 +74,8 @@ CASES = [
     pytest.param(["run", _i("notfasta.fa")], "not a FASTA file", id="run-not-fasta"),
     pytest.param(["run", _i("dup.fa")], "duplicate sequence name", id="run-duplicate-names"),
     pytest.param(["run", _i("emptyseq.fa")], "is empty", id="run-empty-sequence"),
+    pytest.param(["run", _i("noname.fa")], "error: in/noname.fa: record 1 has no name",
+                 id="run-record-without-name"),
     pytest.param(["run", _i("badchar.fa")], "", id="run-bad-character"),
     pytest.param(["run", _i("digits.fa")], "", id="run-digit-in-sequence"),
     pytest.param(["run", _i("badgz.fa.gz")], "corrupt gzip stream", id="run-corrupt-gzip"),

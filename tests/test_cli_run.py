@@ -63,7 +63,7 @@ def test_run_pair_hmm_errors(tmp_path, capsys):
     assert not out.exists()
     assert main(["run", str(INPUT), "-o", str(out), "-q", "--pair-hmm", "fitted",
                  "--consistency", "0"]) == 2
-    assert "pair_hmm" in capsys.readouterr().err and not out.exists()
+    assert "--pair-hmm" in capsys.readouterr().err and not out.exists()
     assert main(["run", str(prot), "-o", str(out), "-q"]) == 0   # auto: fitted
 
 
@@ -81,7 +81,7 @@ def test_run_verbose_three_sequences_say_how_they_were_aligned(tmp_path, capsys)
     err = capsys.readouterr().err
     assert "exact 3-way" in err and "optimal alignment (score" in err and "library" not in err
     assert main(["run", str(three), "--exact-triplet", "library", "--consistency", "0"]) == 2
-    assert "consistency=0" in capsys.readouterr().err
+    assert "--consistency 0" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("fmt, bio", [("clustal", "clustal"), ("phylip", "phylip-relaxed"),
@@ -146,6 +146,12 @@ def test_bad_input(tmp_path, capsys, kind):
     (["run", str(INPUT), "--tree-distances", "triplet"], "linear gaps only"),
     (["run", str(INPUT), "--gpus", "0", "--device", "cpu"], "not 'cpu'"),
     (["run", str(INPUT), "--gpus", "0,x"], "--gpus takes comma-separated device numbers"),
+    # the Aligner's errors in the command line's words
+    (["run", str(INPUT), "--pairs-per-merge", "0"], "error: --pairs-per-merge must be"),
+    (["run", str(INPUT), "--consistency", "-1"], "error: --consistency must lie within"),
+    (["run", str(INPUT), "--pair-hmm", "trained", "--library-votes", "alignment"],
+     "--pair-hmm applies to the consistency library's posteriors, which --consistency 0 or "
+     "--library-votes alignment turn off"),
 ])
 def test_bad_options(tmp_path, capsys, args, words):
     out = tmp_path / "out.fa"
@@ -257,4 +263,4 @@ def test_run_triplet_votes(tmp_path, capsys):
     out.unlink()
     assert main(["run", str(INPUT), "-o", str(out), "-q", "--triplet-width", "8"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "triplet_votes=0" in err[0] and not out.exists()
+    assert len(err) == 1 and "--triplet-votes 0" in err[0] and not out.exists()

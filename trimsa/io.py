@@ -165,6 +165,8 @@ def read_records(source) -> list:
             if not rec.id:
                 raise InputFormatError(f"{label}: record {len(records) + 1} has no name")
             records.append((rec.id, rec.description, seq))
+    except InputFormatError:
+        raise
     except ValueError as exc:
         raise InputFormatError(f"{label}: not a valid FASTA file ({str(exc).splitlines()[0]})") from None
     if not records:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 
 from ..errors import OptionError
@@ -89,6 +90,29 @@ def register(subparsers) -> None:
     p.set_defaults(func=handler)
 
 
+#: Aligner parameters whose names in a message are the command line's flags: every one
+#: in the form ``name=value`` or as the subject the message starts with, those with an
+#: underscore anywhere.
+_PARAMETERS = ("pairs_per_merge", "library_votes", "pair_hmm", "triplet_votes",
+               "triplet_thirds", "triplet_width", "exact_triplet", "tree_distances", "gap_open",
+               "gap_extend", "guide_tree", "consistency", "library", "method", "device", "gpus",
+               "scheduler", "match", "mismatch", "matrix", "gap", "alphabet", "threads")
+
+
+def as_flags(message: str) -> str:
+    """An :class:`~trimsa.progressive.api.Aligner` error in the words of the command line:
+    ``pairs_per_merge`` -> ``--pairs-per-merge``, ``library_votes='alignment'`` ->
+    ``--library-votes alignment``."""
+    for name in _PARAMETERS:
+        flag = "--" + name.replace("_", "-")
+        message = re.sub(rf"(?<![\w-]){name}=(['\"]?)([^'\",;)\s]*)\1", rf"{flag} \2", message)
+        if "_" in name:
+            message = re.sub(rf"(?<![\w-]){name}(?!\w)", flag, message)
+        else:   # the parameter a message starts with
+            message = re.sub(rf"^{name}(?= must| takes| applies)", flag, message)
+    return message
+
+
 def handler(args) -> int:
     from ..progressive.api import FORMATS, Aligner
 
@@ -112,12 +136,15 @@ def handler(args) -> int:
                                  ("triplet_thirds", args.triplet_thirds),
                                  ("triplet_width", args.triplet_width),
                                  ("exact_triplet", args.exact_triplet)) if v is not None}
-    aligner = Aligner(device=args.device, threads=args.threads, alphabet=args.alphabet,
-                      match=args.match, mismatch=args.mismatch, matrix=args.matrix,
-                      gap=args.gap, gap_open=args.gap_open, gap_extend=args.gap_extend,
-                      guide_tree=args.guide_tree, **options)
     t0 = time.perf_counter()
-    result = aligner.align(args.input, progress=Progress(not args.quiet), format=fmt)
+    try:
+        aligner = Aligner(device=args.device, threads=args.threads, alphabet=args.alphabet,
+                          match=args.match, mismatch=args.mismatch, matrix=args.matrix,
+                          gap=args.gap, gap_open=args.gap_open, gap_extend=args.gap_extend,
+                          guide_tree=args.guide_tree, **options)
+        result = aligner.align(args.input, progress=Progress(not args.quiet), format=fmt)
+    except OptionError as exc:
+        raise OptionError(as_flags(str(exc))) from None
     t = time.perf_counter()
     if args.tree_out:
         from ..io import atomic_output
