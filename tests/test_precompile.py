@@ -31,7 +31,7 @@ import compiled_manifest  # noqa: E402
 def test_types_round_trip():
     for t in (types.Array(types.float32, 2, "C"), types.Array(types.int8, 1, "A"),
               types.Array(types.uint64, 3, "F", readonly=True), types.int64, types.float32,
-              types.boolean, types.uint8):
+              types.boolean, types.uint8, types.none):
         text = _numba.encode_type(t)
         assert _numba.decode_type(text) == t, text
     with pytest.raises(ValueError):

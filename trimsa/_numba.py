@@ -80,8 +80,8 @@ def in_threads(fn, items, threads: int) -> None:
 # checked by the tests against the functions the runs call).
 
 def encode_type(t) -> str:
-    """A numba argument type as text (arrays and NumPy scalars; anything else is a
-    ValueError): ``array:float32:2:C:rw`` or ``float32``."""
+    """A numba argument type as text (arrays, NumPy scalars and None; anything else is a
+    ValueError): ``array:float32:2:C:rw``, ``float32`` or ``none``."""
     from numba.core import types
     from numba.np.numpy_support import as_dtype
 
@@ -91,6 +91,8 @@ def encode_type(t) -> str:
         return f"array:{as_dtype(t.dtype).name}:{t.ndim}:{t.layout}:{'rw' if t.mutable else 'ro'}"
     if isinstance(t, (types.Integer, types.Float, types.Boolean)):
         return as_dtype(t).name
+    if isinstance(t, types.NoneType):
+        return "none"
     raise ValueError(f"argument type {t} has no text form")
 
 
@@ -103,6 +105,8 @@ def decode_type(text: str):
         _, dtype, ndim, layout, rw = text.split(":")
         return types.Array(from_dtype(np.dtype(dtype)), int(ndim), layout,
                            readonly=rw == "ro")
+    if text == "none":
+        return types.none
     return from_dtype(np.dtype(text))
 
 

@@ -663,25 +663,25 @@ def posterior_slots(a, b, odds, gaps, floor, lo, hi, fM, col_ab, p_ab, col_ba, p
 
 
 @jit
-def _pair_slots(a, b, path, npath, table, posterior, band, lo, hi, hmm_odds, hmm_gaps):
+def _pair_slots(a, b, path, npath, fit_table, posterior, band, lo, hi, hmm_odds, hmm_gaps):
     """What a pair of the library needs once its path is known: the residue map and the
     identity (:func:`_path_map`), and for ``posterior`` the pair HMM and the band around
     the path (:func:`path_band`, written into ``lo``/``hi``). The HMM is the given one
     (``hmm_odds`` over the codes, ``hmm_gaps`` as :func:`posterior_slots`' ``gaps``) or,
-    where ``hmm_odds`` is empty, the three-state one fitted to the alignment
-    (:func:`match_odds`, :func:`gap_params`). Returns ``(map, identity, odds, gaps, band
-    cells)``."""
+    where ``fit_table`` is a substitution table and not None, the three-state one fitted
+    to the alignment (:func:`match_odds`, :func:`gap_params`). With None numba compiles
+    no fitting. Returns ``(map, identity, odds, gaps, band cells)``."""
     mp, idn = _path_map(a, b, path, npath)
     gaps = np.zeros(4, np.float64)
     if not posterior:
         return mp, idn, np.zeros((0, 0)), gaps, 0
-    if hmm_odds.shape[0] > 0:
+    if fit_table is not None:
+        odds = match_odds(fit_table, idn)
+        gaps[0], gaps[1] = gap_params(mp, b.size)
+    else:
         odds = hmm_odds.copy()
         for q in range(4):
             gaps[q] = hmm_gaps[q]
-    else:
-        odds = match_odds(table, idn)
-        gaps[0], gaps[1] = gap_params(mp, b.size)
     cells = path_band(path, npath, b.size, band, lo, hi)
     return mp, idn, odds, gaps, cells
 
@@ -717,7 +717,8 @@ def _workspace(offsets, pairs, idx):
 
 @jit
 def pair_maps(codes, offsets, pairs, idx, table, gap_open, gap_extend, term, off_st, off_ts,
-              maps, probs, ident, trust, has_post, posterior, hmm_odds, hmm_gaps, floor, band):
+              maps, probs, ident, trust, has_post, posterior, hmm_odds, hmm_gaps, fit_table,
+              floor, band):
     """The pairwise alignments of ``pairs[idx]`` (rows ``s, t``): fills ``maps`` both ways.
 
     Pair ``p``'s rows from ``s`` to ``t`` (``len(s)`` rows of ``maps`` and ``probs``,
@@ -725,7 +726,8 @@ def pair_maps(codes, offsets, pairs, idx, table, gap_open, gap_extend, term, off
     holds the residues of the other sequence that the residue is aligned with and how
     probably: without ``posterior`` the one of the global affine alignment (probability
     1); with it the ``K`` most probable under the pair HMM ``hmm_odds`` / ``hmm_gaps``,
-    or one fitted to that alignment where ``hmm_odds`` is empty (:func:`_pair_slots`),
+    or one fitted to that alignment with ``fit_table`` where that is not None
+    (:func:`_pair_slots`),
     computed in the band of ``band`` columns either side of the alignment's path
     (:func:`path_band`, :func:`posterior_slots`; those below ``floor`` are left out).
     ``ident[p]`` receives the alignment's identity and ``trust[p]`` the weight of the
@@ -755,8 +757,8 @@ def pair_maps(codes, offsets, pairs, idx, table, gap_open, gap_extend, term, off
         lb = b.size
         lo = lo_all[:la + 1]
         hi = hi_all[:la + 1]
-        mp, idn, odds, gaps, _cells = _pair_slots(a, b, path, npath, table, posterior, band,
-                                                  lo, hi, hmm_odds, hmm_gaps)
+        mp, idn, odds, gaps, _cells = _pair_slots(a, b, path, npath, fit_table, posterior,
+                                                  band, lo, hi, hmm_odds, hmm_gaps)
         ident[p] = idn
         trust[p] = idn
         if posterior and posterior_slots(a, b, odds, gaps, floor, lo, hi, fM,

@@ -291,6 +291,8 @@ def align_pairs(flat, offsets, pairs, tab, g, e, tm, posterior, slots, hmm=FITTE
     P = len(pairs)
     h_odds = np.ascontiguousarray(hmm.odds, np.float64)
     h_gaps = np.ascontiguousarray(hmm.gaps, np.float64)
+    # the table to fit each pair's HMM with; None (a given HMM): numba compiles no fitting
+    fit = tab if h_odds.shape[0] == 0 else None
     arrays = _allocate(np.diff(offsets), pairs, slots)
     off_st, off_ts, ident, trust, maps, probs, has_post = arrays
     if device == "gpu":
@@ -306,7 +308,7 @@ def align_pairs(flat, offsets, pairs, tab, g, e, tm, posterior, slots, hmm=FITTE
             block = np.arange(lo, min(lo + PROGRESS_PAIRS, P))
             in_threads(lambda idx: _cpu.pair_maps(flat, offsets, pairs, idx, tab, g, e, tm,
                                                   off_st, off_ts, maps, probs, ident, trust,
-                                                  has_post, posterior, h_odds, h_gaps,
+                                                  has_post, posterior, h_odds, h_gaps, fit,
                                                   POSTERIOR_FLOOR, POSTERIOR_BAND),
                        block, threads)
             if progress is not None:
