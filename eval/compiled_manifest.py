@@ -45,6 +45,9 @@ KINDS = [
                                 "tree_distances": "kmer"}, True),
     ("examples/data/input.fa", {"device": "auto", "gpu_library": True, "library": "tree",
                                 "tree_distances": "kmer"}, True),
+    # protein: the pair HMM fitted to each pair
+    ("tests/data/prot8.fa", {"device": "cpu"}, False),
+    ("tests/data/prot8.fa", {"device": "gpu"}, True),
 ]
 
 #: trimsa's functions called from other jitted functions are listed too when they take

@@ -22,6 +22,7 @@ from trimsa import _numba
 from trimsa.io import as_sequence_set
 from trimsa.progressive import Aligner
 from trimsa.progressive.api import COMPILED
+from trimsa.progressive.pair_hmm import pair_hmm
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "eval"))
@@ -67,7 +68,9 @@ def _check_kind(path, options, monkeypatch):
     aligner = Aligner(**{k: v for k, v in options.items() if k != "gpu_library"})
     seqs = as_sequence_set(str(ROOT / path))
     source = aligner.distance_source(seqs)
-    kind = aligner.compile_kind(seqs, source, aligner.exact(seqs), aligner.library_design(seqs))
+    hmm = pair_hmm(aligner.pair_hmm, seqs.alphabet.name, aligner._compact(seqs)[0])
+    kind = aligner.compile_kind(seqs, source, aligner.exact(seqs), aligner.library_design(seqs),
+                                hmm)
     listed = json.loads(COMPILED.read_text())[kind]
     env = dict(os.environ, TRIMSA_NUMBA_CACHE="1")
     called = _called(path, options, env)

@@ -499,28 +499,29 @@ class Aligner:
                     "fewer than three sequences" if len(seqs) < 3 else
                     "three aligned by the sum of pairs" if design is None else
                     "the pairs of these sequences are beyond its budget") + ")")
-        with _numba.Precompiler(self._compile_ahead(seqs, source, exact, design),
+        with _numba.Precompiler(self._compile_ahead(seqs, source, exact, design, hmm),
                                 max(0, min(threads - 1, MAX_COMPILE_HELPERS))):
             return self._stages(seqs, codes, sc, hmm, scoring, threads, progress, stages,
                                 source, exact, design)
 
-    def _compile_ahead(self, seqs, source, exact, design) -> list:
+    def _compile_ahead(self, seqs, source, exact, design, hmm) -> list:
         """The jitted functions this alignment calls, in order, with their argument types
         and compile seconds, as :data:`COMPILED` lists them for its kind of run
         (:meth:`compile_kind`; none for a kind it does not list)."""
         import json
 
-        kind = self.compile_kind(seqs, source, exact, design)
+        kind = self.compile_kind(seqs, source, exact, design, hmm)
         try:
             return json.loads(COMPILED.read_text()).get(kind, []) if kind else []
         except (OSError, ValueError):
             return []
 
-    def compile_kind(self, seqs, source, exact, design) -> str | None:
+    def compile_kind(self, seqs, source, exact, design, hmm) -> str | None:
         """Which kind of run, for the jitted functions it calls, an alignment of ``seqs`` is:
         its library (design and device), guide-tree distances (for k-mers, where their
-        counts run) and exact 3-way alignment (None with a Dask scheduler, fewer than three sequences or a device it cannot
-        have)."""
+        counts run), exact 3-way alignment, and whether the library's pair HMM ``hmm`` is
+        fitted to each pair (None with a Dask scheduler, fewer than three sequences or a
+        device it cannot have)."""
         from .consistency import library_cells
 
         if self.scheduler is not None or len(seqs) < 3:
@@ -540,7 +541,11 @@ class Aligner:
                 tree += f" on {resolve_kmer_device(self.device, len(seqs), self.gpus)}"
         except TrimsaError:   # the stage that needs the device says why, in its turn
             return None
-        return f"library {design or 'none'} on {device}; tree {tree}; exact {exact or 'none'}"
+        kind = f"library {design or 'none'} on {device}; tree {tree}; exact {exact or 'none'}"
+        if ((design or source == "pairwise") and self.library_votes == "posterior"
+                and hmm.odds.shape[0] == 0):
+            kind += "; hmm fitted"
+        return kind
 
     def _stages(self, seqs, codes, sc, hmm, scoring, threads, progress, stages, source, exact,
                 design) -> "AlignmentResult":

@@ -292,7 +292,7 @@ def align_pairs(flat, offsets, pairs, tab, g, e, tm, posterior, slots, hmm=FITTE
     h_odds = np.ascontiguousarray(hmm.odds, np.float64)
     h_gaps = np.ascontiguousarray(hmm.gaps, np.float64)
     # the table to fit each pair's HMM with; None (a given HMM): numba compiles no fitting
-    fit = tab if h_odds.shape[0] == 0 else None
+    fit = tab if posterior and h_odds.shape[0] == 0 else None
     arrays = _allocate(np.diff(offsets), pairs, slots)
     off_st, off_ts, ident, trust, maps, probs, has_post = arrays
     if device == "gpu":
