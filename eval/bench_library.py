@@ -6,10 +6,11 @@ For each input and each size ``n``, the first ``n`` sequences are aligned by the
 API (as ``trimsa run`` does) with ``device="cpu"`` (all cores) and ``device="gpu"``;
 the table gives the library stage's seconds on each (the pairwise alignments and their
 posteriors, all pairs) and its rate in DP cells of the pairwise alignments per second
-(GCUPS; the posteriors' band and the host's work included), the whole run's seconds, and whether the two alignments are identical
-(they must be: the GPU library is the CPU's, bit for bit). The GPU is warmed up first
-(CUDA context, kernel compilation) so that the table shows steady-state times; the
-first run on a fresh machine pays about a second more.
+(GCUPS; the posteriors' band and the host's work included), the whole run's seconds, and
+whether the two alignments are identical (they must be: the GPU library is the CPU's, bit
+for bit). Both devices are warmed up first (CUDA context, kernel compilation, numba's
+functions) so that the table shows steady-state times; a first run on a fresh machine
+compiles (README, "Quick start").
 """
 
 from __future__ import annotations
@@ -43,7 +44,9 @@ def main(argv=None) -> int:
     from trimsa.triplet import _gpu
 
     gpu = _gpu.require()
-    Aligner(device="gpu").align([(r[0], r[2]) for r in read_records(args.inputs[0])[:8]])   # warm-up
+    warm = [(r[0], r[2]) for r in read_records(args.inputs[0])[:8]]
+    for device in ("gpu", "cpu"):   # warm-up: CUDA context, kernels and numba's functions
+        Aligner(device=device).align(warm)
     sizes = [int(x) for x in args.sizes.split(",")]
     rows = []
     head = ("| input | n | mean length | pairs | cells | library CPU s | library GPU s | "
