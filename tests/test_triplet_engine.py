@@ -115,14 +115,25 @@ def test_divide_and_conquer_traceback_is_optimal(a, b, c, scoring, mode):
     _check_alignment(aln, [a, b, c], scoring, mode)
 
 
-def test_batched_alignments_equal_single(small_cube):
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("cube_cells", [8, None], ids=["divide", "cube"])
+def test_batched_alignments_equal_single(monkeypatch, mode, cube_cells):
+    # a batch (full cubes: the parallel kernel; or the divide and conquer) against each
+    # triplet alone (one cube: the serial kernel)
+    from trimsa.triplet import api
+
+    if cube_cells:
+        monkeypatch.setattr(api, "CUBE_CELLS", cube_cells)
     rng = np.random.default_rng(5)
     seqs = ["".join(rng.choice(list("ACGT"), rng.integers(1, 12))) for _ in range(6)]
     trip = trimsa.all_triplets(6)
     sc = Scoring.dna()
-    batch = trimsa.align_triplets(seqs, trip, mode="global", scoring=sc)
-    scores = trimsa.score_triplets(seqs, trip, scoring=sc)
+    batch = trimsa.align_triplets(seqs, trip, mode=mode, scoring=sc)
+    scores = trimsa.score_triplets(seqs, trip, mode=mode, scoring=sc)
     assert [a.score for a in batch] == scores.tolist()
+    for t, aln in zip(trip, batch):
+        alone = trimsa.align_triplets(seqs, t[None, :], mode=mode, scoring=sc)[0]
+        assert alone.score == aln.score and list(alone.rows) == list(aln.rows)
 
 
 EDGE_CASES = [

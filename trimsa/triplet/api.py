@@ -447,7 +447,12 @@ def align_triplets(seqs, triplets, *, mode: Mode = "global", scoring: Scoring | 
     cells = np.prod(L + 1, axis=1) if trip.size else np.zeros(0, np.int64)
     small = np.flatnonzero(cells <= CUBE_CELLS)
     results = [None] * trip.shape[0]
-    if small.size:
+    if small.size == 1:   # one cube: no parallel batch (whose first call compiles 3 s more)
+        t = int(small[0])
+        ca, cb, cc = (seqs.code(int(x)) for x in trip[t])
+        score, box, mv = _cpu.align_cube(ca, cb, cc, sc.table, np.int32(sc.gap), m)
+        results[t] = _make(seqs, trip[t], int(score), box, mv, mode)
+    elif small.size:
         # keep the cubes of the parallel chunks within a few CUBE_CELLS at once
         for lo in range(0, small.size, 4096):
             part = small[lo:lo + 4096]
