@@ -132,8 +132,10 @@ def _run_interruptibly(fn, args, command: str):
 
 
 def _same_file(a: str, b: str) -> bool:
+    """Whether paths ``a`` and ``b`` name one regular file, existing or to be created
+    (devices, FIFOs and the terminal may well be both read and written)."""
     if os.path.exists(a) and os.path.exists(b):
-        return os.path.samefile(a, b)
+        return os.path.isfile(a) and os.path.isfile(b) and os.path.samefile(a, b)
     return os.path.realpath(a) == os.path.realpath(b)
 
 
