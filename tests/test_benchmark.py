@@ -84,14 +84,25 @@ def test_wins_count_lower_error_rates():
     (["benchmark", "DATA", "-o", "r", "--run", "bogus"], "unknown aligner"),
     (["benchmark", "DATA", "-o", "r", "--run", "none", "--versus", "nobody"], "--versus"),
     (["benchmark", "DATA", "-o", "r", "--timeout", "0"], "--timeout"),
-], ids=["missing-folder", "no-data-set", "unknown-tool", "unknown-versus", "bad-timeout"])
+    (["benchmark", "DATA", "-o", "r", "--timeout", "nan"], "--timeout"),
+    (["benchmark", "DATA", "-o", "r", "--timeout", "inf"], "--timeout"),
+    (["benchmark", "DATA", "-o", "r", "--versus", "nobody"], "--versus"),
+    (["benchmark", "DATA", "-o", "", "--run", "none"], "empty report folder"),
+    (["benchmark", "BROKEN", "-o", "r"], "none of the"),
+], ids=["missing-folder", "no-data-set", "unknown-tool", "unknown-versus", "bad-timeout",
+        "nan-timeout", "infinite-timeout", "unknown-versus-before-running", "empty-report-path",
+        "nothing-scored"])
 def test_bad_benchmark_input_is_one_line(tmp_path, monkeypatch, capsys, argv, needle):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "EMPTY").mkdir()
+    broken = tmp_path / "BROKEN"   # a data set whose reference is empty
+    shutil.copytree(DATA / "trip-indel-L64-r0", broken)
+    (broken / "true.fa").write_text("")
     argv = [str(DATA) if a == "DATA" else a for a in argv]
     assert main(argv) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and needle in err[0]
+    assert not (tmp_path / "r").exists()   # nothing written, not even the aligners' outputs
 
 
 def test_a_missing_peer_program_is_named(tmp_path, monkeypatch, capsys):

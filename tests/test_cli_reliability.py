@@ -51,6 +51,7 @@ def ws(tmp_path):
         "ragged.fa": b">a\nACGT\n>b\nAC-\n",
         "triplets.txt": b"a b zz\n",
         "triplets_bad.txt": b"a b\n",
+        "triplets_bin.txt": b"\x1f\x8b\x08\x00binary\xff\xfe",
         "phylipnames.fa": b">a:b\nACGT\n>a;b\nACGA\n>c\nACGG\n",
         "longnames.fa": (b">averyveryveryverylongname_number_1\nACGT\n"
                          b">averyveryveryverylongname_number_2\nACGA\n>c\nACGG\n"),
@@ -127,6 +128,10 @@ CASES = [
                  id="triplets-short-line"),
     pytest.param(["triplets", _i("ok.fa"), "--triplets", _i("none.txt")], "cannot be read",
                  id="triplets-missing-list"),
+    pytest.param(["triplets", _i("ok.fa"), "--triplets", _i("triplets_bin.txt")],
+                 "in/triplets_bin.txt: not a text list of triplets", id="triplets-binary-list"),
+    pytest.param(["tree", _i("ok.fa"), "--scheduler", "tcp://localhost"], "tcp://HOST:PORT",
+                 id="tree-scheduler-without-port"),
     # eval
     pytest.param(["eval", "-r", _i("ref.fa"), "-e", _i("est_missing.fa")], "missing",
                  id="eval-missing-sequence"),

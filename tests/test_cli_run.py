@@ -170,6 +170,8 @@ def test_bad_options(tmp_path, capsys, args, words):
     ("run", ["-o", "{out}", "--guide-tree", "{tree}", "--tree-out", "{tree}"],
      "the tree (--tree-out) would overwrite the guide tree (--guide-tree)"),
     ("tree", ["-o", "{inp}"], "the output (-o) would overwrite the input"),
+    ("triplets", ["--triplets", "{tree}", "-o", "{tree}"],
+     "the output (-o) would overwrite the triplet list (--triplets)"),
 ])
 def test_outputs_never_overwrite_inputs_or_each_other(tmp_path, capsys, command, outputs,
                                                       clash):

@@ -234,7 +234,9 @@ def test_local_gpu_ids_without_a_gpu():
 def test_parse_scheduler():
     assert tdist.parse_scheduler("local:3") == ("local", 3)
     assert tdist.parse_scheduler("tls://h:1") == ("address", "tls://h:1")
-    for bad in ("local:0", "local:x", "h:8786", "tcp://", ""):
+    assert tdist.parse_scheduler("tcp://[::1]:8786") == ("address", "tcp://[::1]:8786")
+    for bad in ("local:0", "local:x", "h:8786", "tcp://", "", "tcp://localhost",
+                "tcp://127.0.0.1:abc", "tcp://h:0", "tcp://:8786"):
         with pytest.raises(OptionError, match="--scheduler"):
             tdist.parse_scheduler(bad)
 

@@ -519,3 +519,16 @@ def test_check_matrix_symmetrizes_as_the_mean_with_the_transpose():
         got = check_matrix(D, [f"t{i}" for i in range(n)])
         np.testing.assert_array_equal(got, (D + D.T) / 2.0)
         assert got is not D and not np.shares_memory(got, D)
+
+
+def test_band_wider_than_the_sequences_is_the_widest_band_and_seed_is_checked():
+    from trimsa.errors import OptionError
+    from trimsa.tree import distances
+
+    seqs = random_seqs(6, 30, 9)
+    longest = max(len(s) for s in seqs)
+    wide = distances.triplet_distances(seqs, band=longest, device="cpu", threads=1)
+    huge = distances.triplet_distances(seqs, band=10 ** 6, device="cpu", threads=1)
+    np.testing.assert_array_equal(wide.matrix, huge.matrix)
+    with pytest.raises(OptionError, match="seed must be >= 0"):
+        distances.triplet_distances(seqs, seed=-1, device="cpu")

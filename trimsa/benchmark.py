@@ -223,7 +223,7 @@ def benchmark(dirs, out_dir, *, run=("trimsa",), threads: int = 0, device: str =
     Returns the :class:`Row` of every (set, estimate); an aligner that fails
     on a set gives a row with its ``error`` and no scores.
     """
-    from .evaluate import compare_many
+    from .evaluate import alignment_matrix, compare_many, read_alignment
 
     run = tuple(dict.fromkeys(run))
     for tool in run:
@@ -241,6 +241,15 @@ def benchmark(dirs, out_dir, *, run=("trimsa",), threads: int = 0, device: str =
         if run and ds.input is None:
             raise InputFormatError(f"{ds.folder}: no {INPUT}.fa to align")
         folder = Path(out_dir) / "alignments" / ds.name
+        try:   # a reference that cannot be read fails every estimate: align nothing
+            alignment_matrix(read_alignment(ds.reference), str(ds.reference))
+        except TrimsaError as exc:
+            rows.extend(Row(ds.name, t, "run", error=str(exc).splitlines()[0]) for t in run)
+            rows.extend(Row(ds.name, t, "stored", error=str(exc).splitlines()[0])
+                        for t in ds.stored if t not in run)
+            if progress is not None:
+                progress(done, len(sets))
+            continue
         for tool in run:
             folder.mkdir(parents=True, exist_ok=True)
             out = folder / f"{tool}.fa"

@@ -23,7 +23,8 @@ from .errors import TrimsaError
 #: the files a command reads, which no output may replace: attribute -> how the
 #: message names it.
 OUTPUT_OPTIONS = {"output": "the output (-o)", "tree_out": "the tree (--tree-out)"}
-INPUT_OPTIONS = {"input": "the input", "guide_tree": "the guide tree (--guide-tree)"}
+INPUT_OPTIONS = {"input": "the input", "guide_tree": "the guide tree (--guide-tree)",
+                 "triplets": "the triplet list (--triplets)"}
 
 #: Subcommand modules under ``trimsa.commands``, in the order ``--help`` lists them.
 COMMANDS = (
@@ -144,14 +145,16 @@ def _check_distinct(args) -> None:
     (before any work): the run would replace a file the user still needs."""
     from .errors import OutputError
 
-    def files(options):
+    def files(options, existing):
         for name, label in options.items():
             value = getattr(args, name, None)
-            if isinstance(value, str) and value not in ("", "-"):
+            if (isinstance(value, str) and value not in ("", "-")
+                    and (not existing or os.path.isfile(value))):
                 yield label, value
 
-    seen = list(files(INPUT_OPTIONS))
-    for label, path in files(OUTPUT_OPTIONS):
+    # an input is a file that exists (tree's --triplets all|sampled is a choice, not one)
+    seen = list(files(INPUT_OPTIONS, True))
+    for label, path in files(OUTPUT_OPTIONS, False):
         for other, other_path in seen:
             if _same_file(path, other_path):
                 raise OutputError(f"{path}: {label} would overwrite {other} "

@@ -215,8 +215,10 @@ def _rows_from_object(obj, label: str) -> list:
     return rows
 
 
-def _as_matrix(rows: list, label: str) -> np.ndarray:
-    """Rows as an ``(n, columns)`` uint8 matrix of residues and gaps only."""
+def alignment_matrix(rows: list, label: str) -> np.ndarray:
+    """Rows (:func:`read_alignment`) as an ``(n, columns)`` uint8 matrix of residues and gaps
+    only; rows of unequal length, or no columns, are an :class:`InputFormatError`
+    naming ``label``."""
     cleaned = [row.encode("utf-8").translate(None, _SKIPPED) for _n, row in rows]
     width = len(cleaned[0])
     for (name, _r), b in zip(rows, cleaned):
@@ -456,8 +458,8 @@ def _compare_rows(ref_rows, est_rows, ref_label: str, est_label: str) -> Scores:
         raise TooFewSequencesError(
             f"{ref_label}: scoring an alignment needs at least 2 sequences, found {n}")
     names = [name for name, _row in ref_rows]
-    R = _as_matrix(ref_rows, ref_label)
-    E = _as_matrix([est_rows[est_index[name]] for name in names], est_label)
+    R = alignment_matrix(ref_rows, ref_label)
+    E = alignment_matrix([est_rows[est_index[name]] for name in names], est_label)
     return score_matrices(R, E, names, ref_label, est_label)
 
 

@@ -38,19 +38,32 @@ def register(subparsers) -> None:
 def handler(args) -> int:
     from pathlib import Path
 
-    from ..benchmark import benchmark, write_report
-    from ..errors import OptionError
+    import math
+
+    from ..benchmark import benchmark, find_sets, write_report
+    from ..errors import InputFormatError, OptionError
 
     args.threads = check_threads(args.threads)
-    if args.timeout <= 0:
-        raise OptionError(f"--timeout must be positive, got {args.timeout}")
+    if not (math.isfinite(args.timeout) and args.timeout > 0):
+        raise OptionError(f"--timeout must be a positive number of seconds, got {args.timeout}")
     run = () if args.run.strip().lower() == "none" else tuple(
         t.strip() for t in args.run.split(",") if t.strip())
+    if not args.out_dir:
+        raise OptionError("empty report folder path (-o)")
     out = Path(args.out_dir)
     if out.exists() and not out.is_dir():
         raise OptionError(f"{out}: exists and is not a folder")
+    if args.versus is not None:   # before hours of alignments, not after them
+        tools = set(run).union(*(ds.stored for ds in find_sets(args.dirs)))
+        if args.versus not in tools:
+            raise OptionError(f"--versus {args.versus!r} is not among the tools: "
+                              f"{', '.join(sorted(tools)) or 'none'}")
     rows = benchmark(args.dirs, out, run=run, threads=args.threads, device=args.device,
                      timeout=args.timeout, progress=Progress(not args.quiet, "data sets"))
+    if rows and all(r.error for r in rows):
+        first = rows[0]
+        raise InputFormatError(f"none of the {len(rows)} estimates could be scored "
+                               f"({first.dataset}: {first.tool}: {first.error})")
     failed = [r for r in rows if r.error]
     for r in failed:
         note(f"{r.dataset}: {r.tool}: {r.error}")

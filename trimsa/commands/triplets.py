@@ -46,7 +46,12 @@ def read_triplet_file(path, seqs) -> np.ndarray:
     except OSError as exc:
         raise InputFormatError(f"{path}: cannot be read ({exc.strerror or exc})") from None
     with fh:
-        for lineno, line in enumerate(fh, start=1):
+        try:
+            lines = list(fh)
+        except UnicodeDecodeError as exc:
+            raise InputFormatError(f"{path}: not a text list of triplets (byte "
+                                   f"{exc.start} is not UTF-8)") from None
+        for lineno, line in enumerate(lines, start=1):
             text = line.split("#", 1)[0].strip()
             if not text:
                 continue

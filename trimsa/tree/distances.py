@@ -809,6 +809,8 @@ def triplet_distances(seqs, *, scoring: Scoring | None = None, mode: str = "glob
     n = len(seqs)
     if m is not None and not (1 <= m <= n - 2):
         raise OptionError(f"m must be between 1 and n - 2 = {n - 2} for {n} sequences, got {m}")
+    if int(seed) < 0:
+        raise OptionError(f"seed must be >= 0, got {seed}")
     if scheduler is not None:
         from ..triplet.distributed import connect
 
@@ -845,6 +847,8 @@ def _triplet_distances(seqs, sc, mode, triplets, m, band, time_budget, transform
         band = int(band)
         if band < 1:
             raise OptionError(f"band must be >= 1, got {band}")
+        # a band as wide as the longest sequence holds every cell: wider ones are the same
+        band = min(band, max(1, int(lengths.max())))
         if mode != "global":
             raise OptionError("the banded kernel computes global scores only; use band=None")
         if dev == "gpu":

@@ -93,8 +93,10 @@ def parse_scheduler(spec: str) -> tuple:
         if n < 1:
             raise OptionError(f"--scheduler local:N needs a positive number of workers, got {spec!r}")
         return ("local", n)
-    if "://" in spec and spec.split("://", 1)[1]:
-        return ("address", spec)
+    if "://" in spec:
+        host, sep, port = spec.split("://", 1)[1].rpartition(":")
+        if host and sep and port.isdigit() and 0 < int(port) < 65536:
+            return ("address", spec)
     raise OptionError(f"--scheduler must be local:N or tcp://HOST:PORT, got {spec!r}")
 
 
@@ -172,7 +174,7 @@ def connect(scheduler, *, timeout: float = 60, gpu_ids=None, device: str | None 
         return
     try:
         client = distributed.Client(value, timeout=timeout)
-    except OSError as exc:
+    except (OSError, ValueError) as exc:
         raise OptionError(f"cannot reach the Dask scheduler at {value}: {exc}") from exc
     try:
         client.wait_for_workers(1, timeout=timeout)
