@@ -131,6 +131,24 @@ def _read_bytes(source) -> tuple:
     return label, data
 
 
+def _check_ascii_residues(text: str, label: str) -> None:
+    """Names may hold any character; a residue outside ASCII is an
+    :class:`InputFormatError` naming its record and position (Biopython would only say
+    that it cannot decode it)."""
+    name, pos = None, 0
+    for line in text.split("\n"):
+        if line.startswith(">"):
+            name, pos = (line[1:].split() or [""])[0], 0
+            continue
+        for ch in line:
+            if ch.isspace():
+                continue
+            pos += 1
+            if not ch.isascii():
+                raise InputFormatError(f"{label}: invalid character {ch!r} in sequence "
+                                       f"{name!r} at position {pos}")
+
+
 def read_records(source) -> list:
     """Read FASTA records as ``(name, description, sequence)`` tuples.
 
@@ -159,6 +177,8 @@ def read_records(source) -> list:
         raise InputFormatError(
             f"{label}: not a FASTA file (first line {line!r} does not start with '>')"
         )
+    if not text.isascii():
+        _check_ascii_residues(text, label)
     try:
         for rec in SeqIO.parse(io.StringIO(text), "fasta"):
             seq = str(rec.seq)

@@ -50,6 +50,10 @@ def run(args) -> int:
     if args.label is not None and len(args.label) != len(ests):
         raise OptionError(f"--label given {len(args.label)} times for {len(ests)} estimates; "
                           "give it once per estimate")
+    for label in args.label or ():
+        if not label.strip() or any(c in label for c in "\t\n\r"):
+            raise OptionError(f"--label {label!r}: a label must be non-empty and hold no tab "
+                              "or line break (it is a cell of the TSV output)")
     fmts = args.estimate_format
     if fmts is not None and len(fmts) not in (1, len(ests)):
         raise OptionError(f"--estimate-format given {len(fmts)} times for {len(ests)} "
