@@ -221,11 +221,15 @@ def alignment_matrix(rows: list, label: str) -> np.ndarray:
     naming ``label``."""
     cleaned = [row.encode("utf-8").translate(None, _SKIPPED) for _n, row in rows]
     width = len(cleaned[0])
-    for (name, _r), b in zip(rows, cleaned):
+    for (name, row), b in zip(rows, cleaned):
         if len(b) != width:
+            dropped = [(n, c) for n, r in (rows[0], (name, row)) for c in r
+                       if c.encode("utf-8").translate(None, _SKIPPED) != c.encode("utf-8")]
+            why = (f" (after dropping characters that are neither letters nor gaps, such as "
+                   f"{dropped[0][1]!r} in sequence {dropped[0][0]!r})" if dropped else "")
             raise InputFormatError(
                 f"{label}: not an alignment: sequence {name!r} has {len(b)} columns, "
-                f"sequence {rows[0][0]!r} has {width}")
+                f"sequence {rows[0][0]!r} has {width}{why}")
     if width == 0:
         raise InputFormatError(f"{label}: the alignment has no columns")
     return np.frombuffer(b"".join(cleaned), dtype=np.uint8).reshape(len(rows), width)
