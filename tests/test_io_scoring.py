@@ -143,6 +143,45 @@ def test_api_inputs():
     assert s.names == ("seq1", "seq2")
     with pytest.raises(InputFormatError, match="no such file"):
         as_sequence_set("/nonexistent/file.fa")
+    # a mapping of names (Bio.SeqIO.to_dict gives SeqRecords), and unnamed Seq objects
+    s = as_sequence_set({"human": "ACGT", "mouse": Seq("AGT")})
+    assert s.names == ("human", "mouse") and s.sequences == ("ACGT", "AGT")
+    s = as_sequence_set({"r1": SeqRecord(Seq("ACGT"), id="r1", description="r1 x")})
+    assert s.names == ("r1",) and s.descriptions == ("r1 x",)
+    assert as_sequence_set([Seq("ACG"), Seq("AC")]).names == ("seq1", "seq2")
+
+
+def test_api_headers_keep_the_record_id():
+    # a description that does not start with the id (hand-built, GenBank) follows it, as
+    # Biopython's FASTA writer does; Biopython's placeholder description is dropped
+    recs = [SeqRecord(Seq("ACGT"), id="NM_1.1", description="Homo sapiens mRNA"),
+            SeqRecord(Seq("AGT"), id="r2"),
+            SeqRecord(Seq("AGT"), id="r3", description="r3 as read")]
+    s = as_sequence_set(recs)
+    assert s.descriptions == ("NM_1.1 Homo sapiens mRNA", "r2", "r3 as read")
+
+
+@pytest.mark.parametrize("items, words", [
+    ([("a", None), ("b", "ACGA")], "the sequence of 'a' is a NoneType"),
+    ([(None, "ACGT"), ("b", "ACGA")], "name None is not a string"),
+    ([("a b", "ACGT"), ("c", "ACG")], "must be non-empty and hold no space"),
+    ([("a\nb", "ACGT"), ("c", "ACG")], "must be non-empty and hold no space"),
+    ([("", "ACGT"), ("c", "ACG")], "must be non-empty"),
+    ([b"ACGT", "ACG"], "item 1 is a bytes"),
+    ([None, "ACG"], "item 1 is a NoneType"),
+    ([7, "ACG"], "item 1 is a int"),
+    ([SeqRecord(Seq("ACGT"), id="a b")], "must be non-empty and hold no space"),
+])
+def test_api_inputs_that_cannot_be_named_or_read_are_errors(items, words):
+    with pytest.raises(InputFormatError, match=words):
+        as_sequence_set(items)
+
+
+def test_a_file_object_is_not_a_sequence_set(tmp_path):
+    path = tmp_path / "x.fa"
+    path.write_text(">a\nACGT\n")
+    with open(path) as fh, pytest.raises(InputFormatError, match="not a file object"):
+        as_sequence_set(fh)
 
 
 def test_atomic_output_removes_partial(tmp_path):

@@ -325,6 +325,10 @@ def test_gpu_without_a_gpu_stage_is_an_error_before_any_work(options, n):
 @pytest.mark.parametrize("options, words", [
     pytest.param(dict(guide_tree="t.nwk", method="nj"), "used as it is", id="tree-and-method"),
     pytest.param(dict(tree_distances="quartet"), "distance source", id="unknown-source"),
+    pytest.param(dict(consistency="a"), "consistency must be a number", id="text-weight"),
+    pytest.param(dict(terminal=None), "terminal must be a number", id="no-terminal"),
+    pytest.param(dict(consistency=float("nan")), "consistency must be a number", id="nan-weight"),
+    pytest.param(dict(guide_tree=3), "guide_tree must be the path", id="tree-not-a-path"),
 ])
 def test_aligner_refuses_options_no_stage_can_honour(options, words):
     with pytest.raises(OptionError, match=words):
@@ -1039,3 +1043,18 @@ def test_support_alignment_is_the_brute_force_optimum_whole_or_split(seed):
             assert total == pytest.approx(full) and _moves_support(moves, *C) == pytest.approx(full)
     with pytest.raises(ValueError, match="do not fit"):
         support_alignment(np.zeros((2, 3)), np.zeros((2, 4)), np.zeros((4, 3)))
+
+
+def test_result_writes_to_file_objects_and_rna_as_nexus_and_checks_its_format(tmp_path):
+    import io
+
+    from Bio import AlignIO
+
+    rna = [("a", "ACGUACGUUA"), ("b", "ACGUUCGUUA"), ("c", "ACGAACGUA")]
+    res = Aligner(device="cpu").align(rna)
+    buf = io.StringIO()
+    res.write(buf, "nexus")   # an open file: as write_to; RNA declared as such
+    back = AlignIO.read(io.StringIO(buf.getvalue()), "nexus")
+    assert [str(r.seq) for r in back] == list(res.rows)
+    with pytest.raises(OptionError, match="unknown output format 'foo'"):
+        Aligner(device="cpu").align(rna, format="foo")

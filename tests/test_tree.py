@@ -280,6 +280,12 @@ def test_newick_writer_quotes_names_and_reads_back():
     back = GuideTree.read(_write(text), names)
     assert back.newick() == text
     assert GuideTree(["only"], [], [0.0], 0).newick() == "only;"
+    # a double quote and an equals sign: dendropy reads them as Newick syntax unquoted
+    odd = ['a"q', "b=1", "c"]
+    t = GuideTree(odd, [(0, 1), (3, 2)], [1, 1, 1, 1, 0], 4)
+    assert t.newick() == "(('a\"q':1,'b=1':1):1,c:1);"
+    assert GuideTree.read(_write(t.newick()), odd).newick() == t.newick()
+    assert sorted(x.taxon.label for x in t.to_dendropy().leaf_node_iter()) == sorted(odd)
 
 
 def _write(text):

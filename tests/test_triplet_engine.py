@@ -251,6 +251,18 @@ def test_bad_triplet_index():
         trimsa.score_triplets(["AC", "AG", "AT"], [[0, 1, 3]])
 
 
+def test_bad_arguments_name_themselves():
+    seqs = ["ACGT", "AGT", "ACT"]
+    with pytest.raises(trimsa.OptionError, match="scoring must be a trimsa Scoring"):
+        trimsa.align_triplet(*seqs, scoring="dna")
+    with pytest.raises(trimsa.OptionError, match="threads must be an integer"):
+        trimsa.score_triplets(seqs, threads="a")
+    with pytest.raises(trimsa.OptionError, match="every row three indices"):
+        trimsa.score_triplets(seqs, [[0, 1, 2], [0, 1]])
+    with pytest.raises(trimsa.TrimsaError, match="item 2 is a NoneType"):
+        trimsa.align_triplet("ACGT", None, "ACT")
+
+
 def test_bad_mode():
     with pytest.raises(trimsa.OptionError, match="unknown mode"):
         trimsa.score_triplets(["AC", "AG", "AT"], mode="glob")

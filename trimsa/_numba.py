@@ -39,8 +39,8 @@ def set_threads(threads: int) -> int:
     """Use ``threads`` worker threads (0 = all cores); returns the number used."""
     from .errors import OptionError
 
-    if threads < 0:
-        raise OptionError(f"--threads must be >= 0 (0 = all cores), got {threads}")
+    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 0:
+        raise OptionError(f"threads must be an integer >= 0 (0 = all cores), got {threads!r}")
     limit = numba.config.NUMBA_NUM_THREADS
     n = limit if threads == 0 else min(threads, limit)
     numba.set_num_threads(n)

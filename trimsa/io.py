@@ -243,30 +243,75 @@ def read_sequences(source, alphabet=None) -> SequenceSet:
     return encode_records(read_records(source), alphabet, label)
 
 
+def _record_header(rid: str, description: str) -> str:
+    """The FASTA header of a SeqRecord: its description where that starts with its id (as
+    Biopython's readers give it), else the id and the description (as Biopython's FASTA
+    writer does); Biopython's placeholder description is dropped."""
+    if description in ("", "<unknown description>") or description == rid:
+        return rid
+    if description.startswith(rid) and description[len(rid)].isspace():
+        return description
+    return f"{rid} {description}"
+
+
+def _check_name(name, i: int) -> str:
+    if not isinstance(name, str):
+        raise InputFormatError(f"item {i}: the sequence name {name!r} is not a string")
+    if not name or any(c.isspace() for c in name):
+        raise InputFormatError(
+            f"item {i}: sequence name {name!r} must be non-empty and hold no space, tab or "
+            "line break (FASTA and the other formats read a name up to the first space)")
+    return name
+
+
+def _is_sequence(seq) -> bool:
+    """A string, or Biopython's ``Seq`` (and ``MutableSeq``), whose ``str()`` is the
+    sequence."""
+    return isinstance(seq, str) or (hasattr(seq, "count") and hasattr(seq, "upper")
+                                    and not isinstance(seq, (bytes, bytearray)))
+
+
+def api_record(item, i: int, default_name: str) -> tuple:
+    """``(name, header, sequence)`` of item ``i`` (from 1) of what the API takes: a
+    ``SeqRecord``, a ``(name, sequence)`` pair, or a bare sequence (a string or a Biopython
+    ``Seq``), which is named ``default_name``. A name is a non-empty string without
+    whitespace; anything else is an :class:`InputFormatError` naming the item."""
+    if hasattr(item, "seq") and hasattr(item, "id"):
+        rid = _check_name(item.id, i)
+        if not _is_sequence(item.seq):
+            raise InputFormatError(f"item {i}: the record {rid!r} holds no sequence")
+        return rid, _record_header(rid, item.description or ""), str(item.seq)
+    if _is_sequence(item):
+        return default_name, default_name, str(item)
+    if isinstance(item, (tuple, list)) and len(item) == 2:
+        name = _check_name(item[0], i)
+        if not _is_sequence(item[1]):
+            raise InputFormatError(f"item {i}: the sequence of {name!r} is a "
+                                   f"{type(item[1]).__name__}, not a string or a Biopython Seq")
+        return name, name, str(item[1])
+    raise InputFormatError(f"item {i} is a {type(item).__name__}, neither a SeqRecord, a "
+                           "(name, sequence) pair nor a sequence")
+
+
 def as_sequence_set(seqs, alphabet=None) -> SequenceSet:
     """Coerce what the API accepts into a :class:`SequenceSet`.
 
-    Accepts a :class:`SequenceSet`, a FASTA path, Biopython ``SeqRecord``
-    objects, ``(name, sequence)`` pairs or plain strings (named ``seq1``,
-    ``seq2``, ... in order).
+    Accepts a :class:`SequenceSet`, a FASTA path, or items as :func:`api_record` takes
+    them (``SeqRecord`` objects, ``(name, sequence)`` pairs, plain strings or ``Seq``
+    objects, these named ``seq1``, ``seq2``, ... in order), or a mapping of names to
+    sequences or ``SeqRecord`` objects (``Bio.SeqIO.to_dict``).
     """
     if isinstance(seqs, SequenceSet):
         return seqs
     if isinstance(seqs, (str, os.PathLike)):
         return read_sequences(seqs, alphabet)
-    records = []
-    for i, item in enumerate(seqs, start=1):
-        if hasattr(item, "seq") and hasattr(item, "id"):
-            records.append((item.id, item.description or item.id, str(item.seq)))
-        elif isinstance(item, str):
-            records.append((f"seq{i}", f"seq{i}", item))
-        elif hasattr(item, "__len__") and len(item) == 2:
-            name, seq = item
-            records.append((str(name), str(name), str(seq)))
-        else:
-            raise InputFormatError(
-                f"item {i} is neither a SeqRecord, a (name, sequence) pair nor a string"
-            )
+    if isinstance(seqs, (bytes, bytearray)) or hasattr(seqs, "read"):
+        raise InputFormatError("give a FASTA path, not a file object or bytes (or a list of "
+                               "SeqRecords from Bio.SeqIO.parse(handle, 'fasta'))")
+    if hasattr(seqs, "items") and hasattr(seqs, "keys"):   # a mapping: name -> sequence
+        seqs = [v if hasattr(v, "seq") and hasattr(v, "id") else (k, v)
+                for k, v in seqs.items()]
+    records = [api_record(item, i, f"seq{i}") for i, item in enumerate(seqs, start=1)]
     return encode_records(records, alphabet, "<sequences>")
 
 

@@ -13,6 +13,8 @@ True
 from __future__ import annotations
 
 import dataclasses
+import math
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -329,6 +331,15 @@ class Aligner:
     scheduler: object = None
 
     def __post_init__(self):
+        for name in ("consistency", "terminal"):
+            value = getattr(self, name)
+            if (isinstance(value, bool) or not isinstance(value, (int, float))
+                    or not math.isfinite(value)):
+                raise OptionError(f"{name} must be a number, got {value!r}")
+        if self.guide_tree is not None and not isinstance(self.guide_tree, (str, os.PathLike)):
+            raise OptionError(f"guide_tree must be the path of a Newick file, got a "
+                              f"{type(self.guide_tree).__name__} (write a tree to a file "
+                              "first, e.g. with its newick())")
         _check_choice(self.method, tuple(METHODS), "guide-tree method")
         _check_choice(self.tree_distances, TREE_DISTANCES, "guide-tree distance source")
         _check_choice(self.device, DEVICES, "device")
@@ -454,6 +465,7 @@ class Aligner:
         alpha = None if self.alphabet == "auto" else self.alphabet
         seqs = as_sequence_set(sequences, alpha)
         if format is not None:
+            _check_choice(format, tuple(FORMATS), "output format")
             check_names_for_format(seqs.names, format)
         stages = [Stage("read", "FASTA", "cpu", len(seqs), "sequences", None,
                         time.perf_counter() - t0)]
@@ -1009,7 +1021,8 @@ class AlignmentResult:
         from Bio.Seq import Seq
         from Bio.SeqRecord import SeqRecord
 
-        mol = "protein" if self.alphabet == "protein" else "DNA"
+        mol = ("protein" if self.alphabet == "protein" else
+               "RNA" if any("U" in r or "u" in r for r in self.rows) else "DNA")
         recs = [SeqRecord(Seq(r), id=n, name=n, description=d,
                           annotations={"molecule_type": mol})
                 for n, d, r in zip(self.names, self.descriptions, self.rows)]
@@ -1028,7 +1041,11 @@ class AlignmentResult:
         return len(self.rows[0]) if self.rows else 0
 
     def write(self, path=None, format: str = "fasta") -> None:
-        """Write the alignment (``path`` None or ``"-"``: standard output)."""
+        """Write the alignment to ``path`` (None or ``"-"``: standard output; an open text
+        file: :meth:`write_to`)."""
+        if hasattr(path, "write"):
+            self.write_to(path, format)
+            return
         _check_choice(format, tuple(FORMATS), "output format")
         check_names_for_format(self.names, format)
         with atomic_output(path) as fh:

@@ -22,7 +22,7 @@ import numpy as np
 from ..errors import InputFormatError
 
 #: Characters that make a name need quotes in Newick.
-_NEEDS_QUOTES = set(" \t\n()[]':;,")
+_NEEDS_QUOTES = set(" \t\n()[]':;,\"=")
 
 
 def _label(name: str) -> str:

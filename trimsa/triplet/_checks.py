@@ -47,7 +47,10 @@ def iter_all_triplets(n: int, batch: int = BATCH_TRIPLETS):
 
 def check_triplets(triplets, n: int) -> np.ndarray:
     """``triplets`` as ``int32 (T, 3)`` indices into ``n`` sequences, or an error naming the bad row."""
-    trip = np.asarray(triplets)
+    try:
+        trip = np.asarray(triplets)
+    except ValueError:   # ragged rows
+        raise OptionError("triplets must have shape (T, 3): every row three indices") from None
     if trip.size == 0:
         return np.zeros((0, 3), dtype=np.int32)
     if trip.ndim != 2 or trip.shape[1] != 3:
@@ -69,6 +72,9 @@ def scoring_for(seqs: SequenceSet, scoring: Scoring | None) -> Scoring:
     """
     if scoring is None:
         return Scoring.for_alphabet(seqs.alphabet, "triplet")
+    if not isinstance(scoring, Scoring):
+        raise OptionError(f"scoring must be a trimsa Scoring (e.g. Scoring.dna(...)) or None, "
+                          f"got {scoring!r}")
     if scoring.alphabet != seqs.alphabet:
         raise OptionError(
             f"scoring is for the {scoring.alphabet.name} alphabet but the sequences "

@@ -31,7 +31,7 @@ import numpy as np
 
 from .. import _numba
 from ..errors import OptionError, TooFewSequencesError
-from ..io import SequenceSet, as_sequence_set, encode_records
+from ..io import SequenceSet, api_record, as_sequence_set, encode_records
 from ..scoring import Mode, Scoring, check_mode
 from . import backends
 from ._checks import (
@@ -118,8 +118,8 @@ def score_triplets(seqs, triplets=None, *, mode: Mode = "global", scoring: Scori
         ``"global"``, ``"semiglobal"`` or ``"local"``.
     scoring
         Defaults to the triplet stage's :meth:`Scoring.for_alphabet` of the
-        sequences' alphabet. The exact engine computes linear gaps; an affine
-        scoring is an error.
+        sequences' alphabet. Linear gaps, or natural affine gaps (``gap_open`` and
+        ``gap_extend``: docs/engine.md).
     device
         ``"cpu"``, ``"gpu"`` or ``"auto"`` (GPU when CuPy sees one).
     threads
@@ -153,7 +153,7 @@ def score_triplets(seqs, triplets=None, *, mode: Mode = "global", scoring: Scori
     >>> score_triplets(["ACGT", "ACGT", "ACGT"]).tolist()
     [12]
     """
-    seqs = as_sequence_set(seqs, scoring.alphabet if scoring is not None else None)
+    seqs = as_sequence_set(seqs, scoring.alphabet if isinstance(scoring, Scoring) else None)
     m = check_mode(mode)
     sc = scoring_for(seqs, scoring)
     if triplets is None:
@@ -372,18 +372,10 @@ def align_triplet(a, b, c, *, mode: Mode = "global", scoring: Scoring | None = N
     >>> aln.score   # three matched columns (+3 each) and C/-/C (1 - 3 - 3)
     4
     """
-    records = []
-    for idx, item in enumerate((a, b, c)):
-        default = "abc"[idx]
-        if hasattr(item, "seq") and hasattr(item, "id"):
-            records.append((item.id, item.description or item.id, str(item.seq)))
-        elif isinstance(item, tuple) and len(item) == 2:
-            records.append((str(item[0]), str(item[0]), str(item[1])))
-        else:
-            records.append((default, default, str(item)))
+    records = [api_record(item, i + 1, "abc"[i]) for i, item in enumerate((a, b, c))]
     if len({r[0] for r in records}) < 3:
         records = [(f"{r[0]}_{i + 1}", r[1], r[2]) for i, r in enumerate(records)]
-    if alphabet is None and scoring is not None:
+    if alphabet is None and isinstance(scoring, Scoring):
         alphabet = scoring.alphabet
     seqs = encode_records(records, alphabet, "<triplet>")
     return align_triplets(seqs, [[0, 1, 2]], mode=mode, scoring=scoring)[0]
@@ -415,7 +407,7 @@ def align_triplets(seqs, triplets, *, mode: Mode = "global", scoring: Scoring | 
     alignments as on the CPU (affine gaps; triplets beyond the kernel's score
     bound stay on the CPU).
     """
-    seqs = as_sequence_set(seqs, scoring.alphabet if scoring is not None else None)
+    seqs = as_sequence_set(seqs, scoring.alphabet if isinstance(scoring, Scoring) else None)
     m = check_mode(mode)
     sc = scoring_for(seqs, scoring)
     trip = check_triplets(triplets, len(seqs))

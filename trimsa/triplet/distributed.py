@@ -49,7 +49,7 @@ import numpy as np
 
 from ..errors import BackendUnavailableError, OptionError
 from ..io import SequenceSet, as_sequence_set
-from ..scoring import check_mode
+from ..scoring import Scoring, check_mode
 from . import backends, plan
 from ._checks import all_triplets, check_overflow, check_triplets, scoring_for
 
@@ -412,7 +412,7 @@ def score_triplets_distributed(seqs, triplets=None, *, mode: str = "global", sco
         ``int64`` scores, one per triplet, in the order given.
     """
     _require()
-    seqs = as_sequence_set(seqs, scoring.alphabet if scoring is not None else None)
+    seqs = as_sequence_set(seqs, scoring.alphabet if isinstance(scoring, Scoring) else None)
     check_mode(mode)
     plan.check_scheme(partition)
     backends.check_device(device)
