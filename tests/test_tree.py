@@ -538,3 +538,17 @@ def test_band_wider_than_the_sequences_is_the_widest_band_and_seed_is_checked():
     np.testing.assert_array_equal(wide.matrix, huge.matrix)
     with pytest.raises(OptionError, match="seed must be >= 0"):
         distances.triplet_distances(seqs, seed=-1, device="cpu")
+
+
+@pytest.mark.parametrize("options, words", [
+    (dict(distances="kmer", threads="a"), "threads must be an integer"),
+    (dict(distances="kmer", matrix_bytes="a"), "matrix_bytes must be a number"),
+    (dict(distances="triplet", damp="a"), "damp must be a number"),
+    (dict(distances="triplet", damp=float("nan")), "damp must be a number"),
+    (dict(distances="triplet", time_budget=-1.0), "time_budget must be a number"),
+])
+def test_build_guide_tree_names_a_bad_option(options, words):
+    from trimsa.errors import OptionError
+
+    with pytest.raises(OptionError, match=words):
+        build_guide_tree(random_seqs(5, 30, 2), **options)

@@ -9,9 +9,12 @@ distances are in :mod:`trimsa.tree.distances`, the clustering methods in
 from __future__ import annotations
 
 import inspect
+import math
 import sys
 import time
 from typing import Literal
+
+import numpy as np
 
 from ..errors import OptionError
 from ..io import as_sequence_set
@@ -81,6 +84,16 @@ def build_guide_tree(seqs, *, distances: Source = "triplet", method: Method = "n
     if unknown:
         raise OptionError(f"{distances} distances take no option {unknown[0]!r}; they take: "
                           f"{', '.join(sorted(allowed))}")
+    for name, value in (("matrix_bytes", matrix_bytes), ("damp", options.get("damp")),
+                        ("time_budget", options.get("time_budget"))):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                  or not math.isfinite(value) or value < 0):
+            raise OptionError(f"{name} must be a number >= 0, got {value!r}")
+    if "threads" in options and (isinstance(options["threads"], bool)
+                                 or not isinstance(options["threads"], (int, np.integer))
+                                 or options["threads"] < 0):
+        raise OptionError(f"threads must be an integer >= 0 (0 = all cores), "
+                          f"got {options['threads']!r}")
     seqs = as_sequence_set(seqs)
     seqs.require(2, "a guide tree")
     n = len(seqs)
