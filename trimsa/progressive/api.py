@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import numbers
 import os
 import time
 from dataclasses import dataclass, field
@@ -333,7 +334,7 @@ class Aligner:
     def __post_init__(self):
         for name in ("consistency", "terminal"):
             value = getattr(self, name)
-            if (isinstance(value, bool) or not isinstance(value, (int, float))
+            if (isinstance(value, bool) or not isinstance(value, numbers.Real)
                     or not math.isfinite(value)):
                 raise OptionError(f"{name} must be a number, got {value!r}")
         if self.guide_tree is not None and not isinstance(self.guide_tree, (str, os.PathLike)):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import numbers
 import sys
 import time
 from typing import Literal
@@ -86,7 +87,7 @@ def build_guide_tree(seqs, *, distances: Source = "triplet", method: Method = "n
                           f"{', '.join(sorted(allowed))}")
     for name, value in (("matrix_bytes", matrix_bytes), ("damp", options.get("damp")),
                         ("time_budget", options.get("time_budget"))):
-        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
+        if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Real)
                                   or not math.isfinite(value) or value < 0):
             raise OptionError(f"{name} must be a number >= 0, got {value!r}")
     if "threads" in options and (isinstance(options["threads"], bool)
