@@ -430,7 +430,7 @@ def compare_many(reference, estimates, *, labels=None, format: str = "fasta",
     if len(set(labels)) < len(labels):
         twice = next(x for x in labels if labels.count(x) > 1)
         raise TrimsaError(f"each estimate needs its own label, and {twice!r} names two "
-                          "(give --label once per estimate)")
+                          "(name each with labels=..., or --label on the command line)")
     formats = list(estimate_formats) if estimate_formats is not None else [format] * len(estimates)
     if len(formats) != len(estimates):
         raise TrimsaError(f"{len(formats)} formats for {len(estimates)} estimates")
