@@ -15,8 +15,6 @@ import sys
 import time
 from typing import Literal
 
-import numpy as np
-
 from ..errors import OptionError
 from ..io import as_sequence_set
 from .cluster import METHODS
@@ -90,11 +88,6 @@ def build_guide_tree(seqs, *, distances: Source = "triplet", method: Method = "n
         if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Real)
                                   or not math.isfinite(value) or value < 0):
             raise OptionError(f"{name} must be a number >= 0, got {value!r}")
-    if "threads" in options and (isinstance(options["threads"], bool)
-                                 or not isinstance(options["threads"], (int, np.integer))
-                                 or options["threads"] < 0):
-        raise OptionError(f"threads must be an integer >= 0 (0 = all cores), "
-                          f"got {options['threads']!r}")
     seqs = as_sequence_set(seqs)
     seqs.require(2, "a guide tree")
     n = len(seqs)
