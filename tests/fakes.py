@@ -135,6 +135,8 @@ class EmulatedKernels:
                 return ctypes.c_void_p(v.ctypes.data)
             if isinstance(v, np.int32):
                 return ctypes.c_int(int(v))
+            if isinstance(v, np.int64):
+                return ctypes.c_longlong(int(v))
             if isinstance(v, np.float32):
                 return ctypes.c_float(float(v))
             if isinstance(v, (np.float64, float)):

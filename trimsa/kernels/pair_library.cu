@@ -17,8 +17,9 @@
 //
 // Layout. The T threads of a launch keep their working rows interleaved:
 // element e of thread t lies at e * T + t, so that a warp whose pairs have
-// similar lengths touches one line per access. Paths and output slots are
-// contiguous per pair.
+// similar lengths touches one line per access (the posteriors' rows are indexed
+// from their band's first column for the same reason). Paths, the forward values
+// kept for the backward pass (fM) and output slots are contiguous per pair.
 
 #define NEGF (-1e30f)
 // the largest finite double: v <= BIG is v < infinity for every number (false for NaN)
@@ -222,17 +223,24 @@ __device__ __forceinline__ void keep(int* cols, float* probs, const int K, const
     cols[q] = c;
 }
 
+// A band row of columns l..h keeps column j at element j - l of its working row, so that
+// the threads of a warp, whose bands start at different columns, read and write one
+// element together. ROW(buf, j, l, h): column j of such a row, 0 outside l..h, where the
+// CPU's rows hold zeros wherever the recurrence reads them (the bounds grow with the row).
+#define ROW(buf, j, l, h) (((j) >= (l) && (j) <= (h)) ? AT(buf, (j) - (l)) : 0.0)
+
 extern "C" __global__ void pair_posteriors(
     const unsigned char* __restrict__ codes,
     const long long* __restrict__ a_off, const int* __restrict__ a_len,
     const long long* __restrict__ b_off, const int* __restrict__ b_len,
-    const int T, const int W,                 // threads; row stride (>= longest b + 2)
+    const int T, const int W,                 // threads; row stride (>= longest b + 1)
     const double* __restrict__ odds, const int k,   // k * k per pair
     const double* __restrict__ gaps_,         // 4 per pair: d1, e1, d2, e2
     const double floor_,
     const long long* __restrict__ band_off,   // per pair: la + 1 entries of lo and hi
     const int* __restrict__ lo, const int* __restrict__ hi,
-    float* __restrict__ fM,                   // band cells, interleaved
+    const long long fstride,                  // fM: each pair's band cells, contiguous
+    float* __restrict__ fM,
     double* __restrict__ rows,                // 10 * W interleaved
     double* __restrict__ scale,               // (longest a + 2) interleaved
     const int K, const long long* __restrict__ out_off,  // per pair: la + lb rows of K slots
@@ -255,6 +263,7 @@ extern "C" __global__ void pair_posteriors(
     const double g2 = 1.0 - e2;
     const int* LO = lo + band_off[t];
     const int* HI = hi + band_off[t];
+    float* F = fM + (size_t)t * (size_t)fstride;
     int* ca = out_cols + out_off[t] * K;
     float* pa = out_probs + out_off[t] * K;
     int* cb = ca + (size_t)la * K;
@@ -263,42 +272,77 @@ extern "C" __global__ void pair_posteriors(
     for (int e = 0; e < (la + lb) * K; ++e) { ca[e] = -1; pa[e] = 0.0f; }
     double* r[10];
     for (int q = 0; q < 10; ++q) r[q] = rows + (size_t)q * W * T;
-    for (int j = 0; j < lb + 2; ++j)
-        for (int q = 0; q < 10; ++q) AT(r[q], j) = 0.0;
-    // forward: (fMp, fXp, fYp, fUp, fVp) the previous row, (fMc, ...) the current one;
-    // X / Y short gaps (a residue of a / of b against a gap), U / V long ones
+    // forward (_cpu.posterior_slots): (fMp, fXp, fYp, fUp, fVp) the previous row,
+    // (fMc, ...) the current one; X / Y short gaps (a residue of a / of b against a gap),
+    // U / V long ones. A row is kept as computed; the CPU scales it by 1 / its largest
+    // value in place, here its reader multiplies each value by that factor (rp), the
+    // same product.
     double *fMp = r[0], *fXp = r[1], *fYp = r[2], *fUp = r[3], *fVp = r[4];
     double *fMc = r[5], *fXc = r[6], *fYc = r[7], *fUc = r[8], *fVc = r[9];
     AT(scale, 0) = 1.0;
-    AT(fMp, 0) = 1.0;
-    AT(fM, 0) = 1.0f;
-    for (int j = 1; j <= HI[0]; ++j) {
-        AT(fYp, j) = d1 * AT(fMp, j - 1) + e1 * AT(fYp, j - 1);
-        AT(fVp, j) = d2 * AT(fMp, j - 1) + e2 * AT(fVp, j - 1);
-        AT(fM, j) = 0.0f;
+    {
+        double y = 0.0, v = 0.0, m = 1.0;
+        AT(fMp, 0) = 1.0;
+        AT(fXp, 0) = 0.0;
+        AT(fYp, 0) = 0.0;
+        AT(fUp, 0) = 0.0;
+        AT(fVp, 0) = 0.0;
+        F[0] = 1.0f;
+        for (int j = 1; j <= HI[0]; ++j) {
+            y = d1 * m + e1 * y;
+            v = d2 * m + e2 * v;
+            m = 0.0;
+            AT(fMp, j) = 0.0;
+            AT(fXp, j) = 0.0;
+            AT(fYp, j) = y;
+            AT(fUp, j) = 0.0;
+            AT(fVp, j) = v;
+            F[j] = 0.0f;
+        }
     }
-    long long start = HI[0] - LO[0] + 1;  // the band row's first cell in fM
+    double rp = 1.0;    // the previous row's factor (row 0 is not scaled)
+    long long start = HI[0] + 1;  // the band row's first cell in F
     for (int i = 1; i <= la; ++i) {
         const double* oi = od + (size_t)a[i - 1] * k;
         const int l = LO[i];
         const int h = HI[i];
+        const int lp = LO[i - 1];
+        const int hp = HI[i - 1];
         double top = 0.0, m_left = 0.0, y_left = 0.0, v_left = 0.0;
+        // the previous row at column j - 1 (scaled), carried from one column to the next
+        // (outside the previous band: 0, not scaled, as the CPU's zeros)
+        double pm = 0.0, px = 0.0, py = 0.0, pu = 0.0, pv = 0.0;
+        if (l - 1 >= lp && l - 1 <= hp) {
+            pm = AT(fMp, l - 1 - lp) * rp;
+            px = AT(fXp, l - 1 - lp) * rp;
+            py = AT(fYp, l - 1 - lp) * rp;
+            pu = AT(fUp, l - 1 - lp) * rp;
+            pv = AT(fVp, l - 1 - lp) * rp;
+        }
         for (int j = l; j <= h; ++j) {
+            double cm = 0.0, cx = 0.0, cy = 0.0, cu = 0.0, cv = 0.0;
+            if (j >= lp && j <= hp) {
+                cm = AT(fMp, j - lp) * rp;
+                cx = AT(fXp, j - lp) * rp;
+                cy = AT(fYp, j - lp) * rp;
+                cu = AT(fUp, j - lp) * rp;
+                cv = AT(fVp, j - lp) * rp;
+            }
             double m, y, v;
             if (j == 0) { m = 0.0; y = 0.0; v = 0.0; }
             else {
-                m = oi[b[j - 1]] * (mm * AT(fMp, j - 1) + g1 * (AT(fXp, j - 1) + AT(fYp, j - 1))
-                                    + g2 * (AT(fUp, j - 1) + AT(fVp, j - 1)));
+                m = oi[b[j - 1]] * (mm * pm + g1 * (px + py) + g2 * (pu + pv));
                 y = d1 * m_left + e1 * y_left;
                 v = d2 * m_left + e2 * v_left;
             }
-            const double x = d1 * AT(fMp, j) + e1 * AT(fXp, j);
-            const double u = d2 * AT(fMp, j) + e2 * AT(fUp, j);
-            AT(fMc, j) = m;
-            AT(fXc, j) = x;
-            AT(fYc, j) = y;
-            AT(fUc, j) = u;
-            AT(fVc, j) = v;
+            const double x = d1 * cm + e1 * cx;
+            const double u = d2 * cm + e2 * cu;
+            const int q = j - l;
+            AT(fMc, q) = m;
+            AT(fXc, q) = x;
+            AT(fYc, q) = y;
+            AT(fUc, q) = u;
+            AT(fVc, q) = v;
             m_left = m;
             y_left = y;
             v_left = v;
@@ -307,26 +351,12 @@ extern "C" __global__ void pair_posteriors(
             if (y > top) top = y;
             if (u > top) top = u;
             if (v > top) top = v;
+            pm = cm; px = cx; py = cy; pu = cu; pv = cv;
         }
         if (!(top > 0.0 && top <= BIG)) return;
-        const double rs = 1.0 / top;
+        rp = 1.0 / top;
         AT(scale, i) = top;
-        const long long o = start - l;
-        for (int j = l; j <= h; ++j) {
-            AT(fMc, j) = AT(fMc, j) * rs;
-            AT(fXc, j) = AT(fXc, j) * rs;
-            AT(fYc, j) = AT(fYc, j) * rs;
-            AT(fUc, j) = AT(fUc, j) * rs;
-            AT(fVc, j) = AT(fVc, j) * rs;
-            AT(fM, o + j) = (float)AT(fMc, j);
-        }
-        if (l > 0) {
-            AT(fMc, l - 1) = 0.0;
-            AT(fXc, l - 1) = 0.0;
-            AT(fYc, l - 1) = 0.0;
-            AT(fUc, l - 1) = 0.0;
-            AT(fVc, l - 1) = 0.0;
-        }
+        for (int j = l; j <= h; ++j) F[start + j - l] = (float)(AT(fMc, j - l) * rp);
         start += h - l + 1;
         double* sw;
         sw = fMp; fMp = fMc; fMc = sw;
@@ -335,49 +365,49 @@ extern "C" __global__ void pair_posteriors(
         sw = fUp; fUp = fUc; fUc = sw;
         sw = fVp; fVp = fVc; fVc = sw;
     }
-    const double z = AT(fMp, lb) + AT(fXp, lb) + AT(fYp, lb) + AT(fUp, lb) + AT(fVp, lb);
+    // the last row at column lb (its band ends there), scaled
+    const int ql = lb - LO[la];
+    const double z = AT(fMp, ql) * rp + AT(fXp, ql) * rp + AT(fYp, ql) * rp
+                     + AT(fUp, ql) * rp + AT(fVp, ql) * rp;
     if (!(z > 0.0 && z <= BIG)) return;
     // backward, rolling rows: (bMn, bXn, bUn) row i + 1 scaled by 1 / scale[i + 1], the
-    // others row i; every buffer starts from zeros again
-    for (int j = 0; j < lb + 2; ++j)
-        for (int q = 0; q < 8; ++q) AT(r[q], j) = 0.0;
+    // others row i; Y and V of row i are read only within it (column j + 1), so they stay
+    // in registers
     double *bMn = r[0], *bXn = r[1], *bUn = r[2];
-    double *bMc = r[3], *bXc = r[4], *bYc = r[5], *bUc = r[6], *bVc = r[7];
+    double *bMc = r[3], *bXc = r[4], *bUc = r[5];
     const double rz = 1.0 / z;
     for (int i = la; i > 0; --i) {
         const double s = (i < la) ? 1.0 / AT(scale, i + 1) : 0.0;
         const int l = LO[i];
         const int h = HI[i];
-        AT(bMc, h + 1) = 0.0;
-        AT(bXc, h + 1) = 0.0;
-        AT(bYc, h + 1) = 0.0;
-        AT(bUc, h + 1) = 0.0;
-        AT(bVc, h + 1) = 0.0;
+        const int ln = (i < la) ? LO[i + 1] : 0;
+        const int hn = (i < la) ? HI[i + 1] : -1;
+        double yr = 0.0, vr = 0.0;   // row i at column j + 1
         for (int j = h; j >= l; --j) {
+            const int q = j - l;
             if (i == la && j == lb) {
-                AT(bMc, j) = 1.0;
-                AT(bXc, j) = 1.0;
-                AT(bYc, j) = 1.0;
-                AT(bUc, j) = 1.0;
-                AT(bVc, j) = 1.0;
+                AT(bMc, q) = 1.0;
+                AT(bXc, q) = 1.0;
+                AT(bUc, q) = 1.0;
+                yr = 1.0;
+                vr = 1.0;
                 continue;
             }
             double mnext = 0.0;
-            if (i < la && j < lb) mnext = od[(size_t)a[i] * k + b[j]] * AT(bMn, j + 1) * s;
-            const double xnext = (i < la) ? AT(bXn, j) * s : 0.0;
-            const double unext = (i < la) ? AT(bUn, j) * s : 0.0;
-            const double ynext = (j < lb) ? AT(bYc, j + 1) : 0.0;
-            const double vnext = (j < lb) ? AT(bVc, j + 1) : 0.0;
-            AT(bMc, j) = mm * mnext + d1 * xnext + d1 * ynext + d2 * unext + d2 * vnext;
-            AT(bXc, j) = g1 * mnext + e1 * xnext;
-            AT(bYc, j) = g1 * mnext + e1 * ynext;
-            AT(bUc, j) = g2 * mnext + e2 * unext;
-            AT(bVc, j) = g2 * mnext + e2 * vnext;
+            if (i < la && j < lb) mnext = od[(size_t)a[i] * k + b[j]] * ROW(bMn, j + 1, ln, hn) * s;
+            const double xnext = (i < la) ? ROW(bXn, j, ln, hn) * s : 0.0;
+            const double unext = (i < la) ? ROW(bUn, j, ln, hn) * s : 0.0;
+            const double ynext = (j < lb) ? yr : 0.0;
+            const double vnext = (j < lb) ? vr : 0.0;
+            AT(bMc, q) = mm * mnext + d1 * xnext + d1 * ynext + d2 * unext + d2 * vnext;
+            AT(bXc, q) = g1 * mnext + e1 * xnext;
+            AT(bUc, q) = g2 * mnext + e2 * unext;
+            yr = g1 * mnext + e1 * ynext;
+            vr = g2 * mnext + e2 * vnext;
         }
         start -= h - l + 1;
-        const long long o = start - l;
         for (int j = (l > 1 ? l : 1); j <= h; ++j) {
-            const double p = (double)AT(fM, o + j) * AT(bMc, j) * rz;
+            const double p = (double)F[start + j - l] * AT(bMc, j - l) * rz;
             if (p >= floor_) {
                 if (!(p <= BIG)) return;
                 keep(ca + (size_t)(i - 1) * K, pa + (size_t)(i - 1) * K, K, j - 1, p);

@@ -215,7 +215,8 @@ def _pair_maps_on(order, flat, offsets, pairs, table, gap_open, gap_extend, term
                 odds, gaps, off_st, off_ts, maps, probs), np.arange(T), threads)
         if posterior:
             W2 = B + 2
-            d_fM = cupy.empty(int(d_cells.max()) * T, cupy.float32)
+            fstride = np.int64(int(d_cells.max()))
+            d_fM = cupy.empty(int(fstride) * T, cupy.float32)
             d_rows = cupy.empty(ROWS * W2 * T, cupy.float64)
             d_scale = cupy.empty((A + 2) * T, cupy.float64)
             d_cols = cupy.empty((int(path_off[-1]), slots), cupy.int32)
@@ -223,7 +224,7 @@ def _pair_maps_on(order, flat, offsets, pairs, table, gap_open, gap_extend, term
             d_ok = cupy.empty(T, cupy.uint8)
             post(grid, (BLOCK,), (d_codes, d_aoff, d_la, d_boff, d_lb, np.int32(T), np.int32(W2),
                                   cupy.asarray(odds), np.int32(k), cupy.asarray(gaps),
-                                  np.float64(floor), d_band_off, d_lo, d_hi, d_fM, d_rows,
+                                  np.float64(floor), d_band_off, d_lo, d_hi, fstride, d_fM, d_rows,
                                   d_scale,
                                   np.int32(slots), d_poff, d_cols, d_probs, d_ok))
             del d_fM, d_rows, d_scale
