@@ -1,6 +1,6 @@
 """Where the GPU library stage of `trimsa run` spends its time (256 x 490).
 
-    python eval/experiments/2026-11-27-library-profile/profile.py FASTA
+    python eval/experiments/2026-11-27-library-profile/library_profile.py FASTA
 
 Wraps the three kernels of trimsa/kernels/pair_library.cu (synchronised before and
 after), the host work between them (`in_threads` of _gpu), the index of the library
