@@ -128,6 +128,58 @@ print(json.dumps([started, again, [_numba.cached(n, tuple(a)) for n, a, *_ in en
     assert (started, again, cached) == (2, 0, [True, True, False])
 
 
+_WAIT_CODE = r"""
+import json, sys, time
+from numba.core import event
+from trimsa import _numba
+
+here = []
+class Compiles(event.Listener):
+    def on_start(self, ev):
+        here.append(_numba.name_of(ev.data["dispatcher"]))
+    def on_end(self, ev):
+        pass
+event.register("numba:compile", Compiles())
+entry = json.loads(sys.argv[1])
+key = (entry[0], tuple(entry[1]))
+pre = _numba.Precompiler([entry], 1)
+deadline = time.time() + 120
+while key not in _numba._BUSY:   # the helper has started this very function
+    assert time.time() < deadline and pre.helpers[0].poll() is None, "the helper never started"
+    time.sleep(0.005)
+if sys.argv[2] == "kill":
+    pre.helpers[0].kill()
+t = time.perf_counter()
+_numba.dispatcher(entry[0]).compile(tuple(_numba.decode_type(x) for x in entry[1]))
+waited = time.perf_counter() - t
+pre.stop()
+print(json.dumps([here, _numba.cached(*key), waited]))
+"""
+#: A function that takes about a second to compile, so that the run calls it while its
+#: helper is still at work.
+_SLOW = ["trimsa.progressive._cpu.profile_dp",
+         ["array:float32:2:C:rw", "array:float32:2:C:rw", "array:float32:2:C:rw",
+          "array:float32:1:C:rw", "array:float32:1:C:rw", "array:float32:1:C:rw",
+          "array:float32:1:C:rw", "float32", "float32", "array:int8:1:C:rw"], 1.0, 30.0, 0]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("how", ["wait", "kill"])
+def test_a_function_a_helper_is_compiling_is_loaded_not_compiled_again(tmp_path, how):
+    """The run calls a function while its helper compiles it: it waits and loads the
+    helper's result (no compilation of its own); if the helper dies meanwhile, the run
+    compiles the function itself instead of waiting for ever."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), TRIMSA_NUMBA_CACHE="1")
+    out = subprocess.run([sys.executable, "-c", _WAIT_CODE, json.dumps(_SLOW), how], cwd=ROOT,
+                         env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    here, cached, waited = json.loads(out.stdout.splitlines()[-1])
+    if how == "wait":
+        assert here == [] and cached
+    else:
+        assert _SLOW[0] in here
+
+
 def test_nothing_starts_without_a_cache_or_processes():
     entries = [["trimsa.tree._cpu.symmetrize", ["array:float64:2:C:rw"], 0.1, 5.0, 0]]
     assert _numba.Precompiler(entries, 0).helpers == []

@@ -182,14 +182,18 @@ class Precompiler:
     cold cache). In the order the run needs them, each function not yet in the cache
     goes to the helper (of at most ``processes``) free first, if that helper can finish
     it before the run needs it (from :data:`HELPER_READY` on); the run compiles the others
-    itself. :meth:`stop` ends the helpers that are still at work (a helper stopped
-    halfway leaves the cache as it was: numba replaces its files whole); a helper also
-    ends by itself when the run's process does, however it ends. Nothing starts
-    with ``processes < 1``, the cache off or numba's JIT disabled.
+    itself. Each helper reports when it starts and ends each function; where the run
+    calls a function that a helper is compiling at that moment, it waits for the helper
+    and loads the result from the cache rather than compile the same function itself
+    (:func:`_load_or_wait`). :meth:`stop` ends the helpers that are still at work (a
+    helper stopped halfway leaves the cache as it was: numba replaces its files whole);
+    a helper also ends by itself when the run's process does, however it ends. Nothing
+    starts with ``processes < 1``, the cache off or numba's JIT disabled.
     """
 
     def __init__(self, entries, processes: int):
         self.helpers = []
+        self.readers = []
         self.functions = 0
         if processes < 1 or not _CACHE or numba.config.DISABLE_JIT:
             return
@@ -215,13 +219,19 @@ class Precompiler:
             try:
                 p = subprocess.Popen(
                     [sys.executable, "-m", "trimsa._numba", json.dumps(share)], env=env,
-                    stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                    stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                     stderr=subprocess.DEVNULL)
             except OSError:   # no processes to spare: the run compiles as needed
                 break
             self.helpers.append(p)
             _HELPERS.add(p)
             self.functions += len(share)
+            keys = [(name, tuple(argtypes)) for name, argtypes in share]
+            for name, _ in share:
+                _watch_loads(dispatcher(name))
+            t = threading.Thread(target=_follow, args=(p, keys), daemon=True)
+            t.start()
+            self.readers.append(t)
 
     def join(self, timeout: float | None = None) -> bool:
         """Wait for the helpers to finish; whether they all did within ``timeout``."""
@@ -240,7 +250,12 @@ class Precompiler:
             p.wait()
             p.stdin.close()
             _HELPERS.discard(p)
+        for t in self.readers:   # each ends at its helper's end of output
+            t.join()
+        for p in self.helpers:
+            p.stdout.close()
         self.helpers = []
+        self.readers = []
 
     def __enter__(self):
         return self
@@ -249,10 +264,84 @@ class Precompiler:
         self.stop()
 
 
-def _compile(job: list) -> None:
-    """Compile each ``(name, argtypes)`` of ``job`` (a helper process of :class:`Precompiler`)."""
-    for name, argtypes in job:
+def _compile(job: list, out=None) -> None:
+    """Compile each ``(name, argtypes)`` of ``job`` (a helper process of :class:`Precompiler`),
+    writing ``start i`` and ``done i`` lines to ``out`` around the ``i``-th."""
+    for i, (name, argtypes) in enumerate(job):
+        if out is not None:
+            out.write(f"start {i}\n")
+            out.flush()
         dispatcher(name).compile(tuple(decode_type(t) for t in argtypes))
+        if out is not None:
+            out.write(f"done {i}\n")
+            out.flush()
+
+
+#: ``(name, argtypes)`` (text) -> the number of helpers compiling it now, guarded by
+#: :data:`_BUSY_CHANGED`.
+_BUSY: dict = {}
+_BUSY_CHANGED = threading.Condition()
+#: The dispatchers whose cache loads :func:`_watch_loads` has wrapped.
+_WATCHED: set = set()
+
+
+def _follow(p, keys) -> None:
+    """Track which of ``keys`` (its job) the helper ``p`` is compiling, from its lines."""
+    busy = None
+
+    def release():
+        if busy is not None:
+            _BUSY[busy] -= 1
+            if not _BUSY[busy]:
+                del _BUSY[busy]
+
+    try:
+        for line in p.stdout:
+            word, _, i = line.decode("ascii", "replace").partition(" ")
+            with _BUSY_CHANGED:
+                release()
+                busy = None
+                if word == "start":
+                    busy = keys[int(i)]
+                    _BUSY[busy] = _BUSY.get(busy, 0) + 1
+                _BUSY_CHANGED.notify_all()
+    except (OSError, ValueError, IndexError):
+        pass
+    finally:
+        with _BUSY_CHANGED:
+            release()
+            _BUSY_CHANGED.notify_all()
+
+
+def _watch_loads(disp) -> None:
+    """Route ``disp``'s loads from numba's cache through :func:`_load_or_wait` (once)."""
+    cache = getattr(disp, "_cache", None)
+    with _BUSY_CHANGED:
+        if not hasattr(cache, "_index_key") or id(disp) in _WATCHED:
+            return
+        _WATCHED.add(id(disp))
+    name = name_of(disp)
+    load = cache.load_overload
+    cache.load_overload = lambda sig, ctx: _load_or_wait(load, name, sig, ctx)
+
+
+def _load_or_wait(load, name, sig, ctx):
+    """numba's cache load of ``name`` for ``sig``; on a miss while a helper is compiling
+    that very function, wait for the helper to end it and load again (numba's compiler
+    lock is held meanwhile, as it would be for compiling here)."""
+    got = load(sig, ctx)
+    if got is not None:
+        return got
+    try:
+        key = (name, tuple(encode_type(t) for t in sig))
+    except Exception:   # a signature the manifest cannot name: no helper has it
+        return None
+    with _BUSY_CHANGED:
+        if key not in _BUSY:
+            return None
+        while key in _BUSY:
+            _BUSY_CHANGED.wait()
+    return load(sig, ctx)
 
 
 def _helper_main(job: str) -> None:
@@ -263,7 +352,7 @@ def _helper_main(job: str) -> None:
         os._exit(0)
 
     threading.Thread(target=watch, daemon=True).start()
-    _compile(json.loads(job))
+    _compile(json.loads(job), sys.stdout)
 
 
 if __name__ == "__main__":
