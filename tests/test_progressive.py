@@ -1058,3 +1058,11 @@ def test_result_writes_to_file_objects_and_rna_as_nexus_and_checks_its_format(tm
     assert [str(r.seq) for r in back] == list(res.rows)
     with pytest.raises(OptionError, match="unknown output format 'foo'"):
         Aligner(device="cpu").align(rna, format="foo")
+    import trimsa
+
+    with pytest.raises(OptionError, match="unknown output format 'foo'"):
+        trimsa.align(rna, device="cpu", format="foo")
+    seen = []
+    out = trimsa.align(rna, device="cpu", format="phylip",
+                       progress=lambda *a: seen.append(a[-1]))
+    assert out.rows == res.rows and seen   # three sequences: the library's progress

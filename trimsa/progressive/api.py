@@ -1064,6 +1064,7 @@ class AlignmentResult:
         AlignIO.write(self.alignment, handle, FORMATS[format])
 
 
-def align(sequences, **options) -> AlignmentResult:
-    """Align ``sequences`` with an :class:`Aligner` made from ``options``."""
-    return Aligner(**options).align(sequences)
+def align(sequences, *, progress=None, format: str | None = None, **options) -> AlignmentResult:
+    """Align ``sequences`` with an :class:`Aligner` made from ``options``; ``progress``
+    and ``format`` as :meth:`Aligner.align` takes them."""
+    return Aligner(**options).align(sequences, progress=progress, format=format)
