@@ -110,7 +110,8 @@ def as_flags(message: str) -> str:
             message = re.sub(rf"(?<![\w-]){name}(?!\w)", flag, message)
         else:   # the parameter a message starts with
             message = re.sub(rf"^{name}(?= must| takes| applies)", flag, message)
-    return message
+    # a flag that the message already named, then its API spelling: once is enough
+    return re.sub(r"(--[\w-]+(?: [^\s()]+)?) \(\1\)", r"\1", message)
 
 
 def handler(args) -> int:
