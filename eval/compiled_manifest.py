@@ -48,6 +48,16 @@ KINDS = [
     # protein: the pair HMM fitted to each pair
     ("tests/data/prot8.fa", {"device": "cpu"}, False),
     ("tests/data/prot8.fa", {"device": "gpu"}, True),
+    # the triplet options: the guide tree from triplet scores (linear gaps), three
+    # sequences by the exact sum of pairs, the triplet votes in the library
+    ("examples/data/input.fa", {"device": "cpu", "tree_distances": "triplet", "gap": -3},
+     False),
+    ("examples/data/input.fa", {"device": "gpu", "tree_distances": "triplet", "gap": -3},
+     True),
+    ("tests/data/trip3.fa", {"device": "cpu", "exact_triplet": "sum-of-pairs"}, False),
+    ("tests/data/trip3.fa", {"device": "gpu", "exact_triplet": "sum-of-pairs"}, True),
+    ("examples/data/input.fa", {"device": "cpu", "triplet_votes": 0.1}, False),
+    ("examples/data/input.fa", {"device": "gpu", "triplet_votes": 0.1}, True),
 ]
 
 #: trimsa's functions called from other jitted functions are listed too when they take

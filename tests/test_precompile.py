@@ -70,7 +70,7 @@ def _check_kind(path, options, monkeypatch):
     source = aligner.distance_source(seqs)
     hmm = pair_hmm(aligner.pair_hmm, seqs.alphabet.name, aligner._compact(seqs)[0])
     kind = aligner.compile_kind(seqs, source, aligner.exact(seqs), aligner.library_design(seqs),
-                                hmm)
+                                hmm, aligner.scoring(seqs))
     listed = json.loads(COMPILED.read_text())[kind]
     env = dict(os.environ, TRIMSA_NUMBA_CACHE="1")
     called = _called(path, options, env)

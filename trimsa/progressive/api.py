@@ -512,34 +512,36 @@ class Aligner:
                     "fewer than three sequences" if len(seqs) < 3 else
                     "three aligned by the sum of pairs" if design is None else
                     "the pairs of these sequences are beyond its budget") + ")")
-        with _numba.Precompiler(self._compile_ahead(seqs, source, exact, design, hmm),
+        with _numba.Precompiler(self._compile_ahead(seqs, source, exact, design, hmm, scoring),
                                 max(0, min(threads - 1, MAX_COMPILE_HELPERS))):
             return self._stages(seqs, codes, sc, hmm, scoring, threads, progress, stages,
                                 source, exact, design)
 
-    def _compile_ahead(self, seqs, source, exact, design, hmm) -> list:
+    def _compile_ahead(self, seqs, source, exact, design, hmm, scoring) -> list:
         """The jitted functions this alignment calls, in order, with their argument types
         and compile seconds, as :data:`COMPILED` lists them for its kind of run
         (:meth:`compile_kind`; none for a kind it does not list)."""
         import json
 
-        kind = self.compile_kind(seqs, source, exact, design, hmm)
+        kind = self.compile_kind(seqs, source, exact, design, hmm, scoring)
         try:
             return json.loads(COMPILED.read_text()).get(kind, []) if kind else []
         except (OSError, ValueError):
             return []
 
-    def compile_kind(self, seqs, source, exact, design, hmm) -> str | None:
+    def compile_kind(self, seqs, source, exact, design, hmm, scoring) -> str | None:
         """Which kind of run, for the jitted functions it calls, an alignment of ``seqs`` is:
-        its library (design and device), guide-tree distances (for k-mers, where their
-        counts run), exact 3-way alignment, and whether the library's pair HMM ``hmm`` is
-        fitted to each pair (None with a Dask scheduler, fewer than three sequences or a
+        its library (design and device), guide-tree distances (for k-mers and triplets,
+        where they run), exact 3-way alignment (for the sum of pairs, where it runs),
+        whether the library's pair HMM ``hmm`` is fitted to each pair, and where the
+        triplet votes run (None with a Dask scheduler, fewer than three sequences or a
         device it cannot have)."""
         from .consistency import library_cells
 
         if self.scheduler is not None or len(seqs) < 3:
             return None
         from ..tree.distances import resolve_kmer_device
+        from ..triplet.backends import resolve_device
 
         tree = source
         try:
@@ -552,12 +554,22 @@ class Aligner:
                 device = "none"
             if source == "kmer":
                 tree += f" on {resolve_kmer_device(self.device, len(seqs), self.gpus)}"
+            elif source == "triplet":
+                tree += f" on {resolve_device(self.device, announce=False)}"
+            if exact == "sum-of-pairs":   # where _exact_triplet aligns
+                exact += " on " + resolve_device(
+                    "cpu" if scoring.linear and self.device == "auto" else self.device,
+                    announce=False)
+            votes = (self.triplet_device(scoring) if float(self.triplet_votes) > 0
+                     else None)
         except TrimsaError:   # the stage that needs the device says why, in its turn
             return None
         kind = f"library {design or 'none'} on {device}; tree {tree}; exact {exact or 'none'}"
         if ((design or source == "pairwise") and self.library_votes == "posterior"
                 and hmm.odds.shape[0] == 0):
             kind += "; hmm fitted"
+        if votes is not None:
+            kind += f"; triplet votes on {votes}"
         return kind
 
     def _stages(self, seqs, codes, sc, hmm, scoring, threads, progress, stages, source, exact,
