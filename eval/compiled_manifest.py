@@ -8,6 +8,7 @@ after changing which jitted functions a run calls or their argument types
 library too (kinds that need a GPU are kept from the existing file otherwise):
 
     python eval/compiled_manifest.py            # every kind this machine can run
+    python eval/compiled_manifest.py --kinds 14,15   # those entries of KINDS only
 
 Each kind runs twice in a fresh process with an empty numba cache: the first run records
 the compilations (numba's compile events: the functions called from Python, and those
@@ -58,6 +59,12 @@ KINDS = [
     ("tests/data/trip3.fa", {"device": "gpu", "exact_triplet": "sum-of-pairs"}, True),
     ("examples/data/input.fa", {"device": "cpu", "triplet_votes": 0.1}, False),
     ("examples/data/input.fa", {"device": "gpu", "triplet_votes": 0.1}, True),
+    # the same under "auto" on a GPU machine: this small library on the CPU, the triplet
+    # stages on the GPU
+    ("examples/data/input.fa", {"device": "auto", "tree_distances": "triplet", "gap": -3},
+     True),
+    ("tests/data/trip3.fa", {"device": "auto", "exact_triplet": "sum-of-pairs"}, True),
+    ("examples/data/input.fa", {"device": "auto", "triplet_votes": 0.1}, True),
 ]
 
 #: trimsa's functions called from other jitted functions are listed too when they take
@@ -124,7 +131,12 @@ def run_kind(path: str, options: dict, cache: str) -> dict:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--cpu-only", action="store_true", help="skip the kinds that need a GPU")
+    ap.add_argument("--kinds", default=None, metavar="I,J,...",
+                    help="only these entries of KINDS (numbered from 0); the file keeps the "
+                         "others as they are")
     args = ap.parse_args(argv)
+    chosen = (set(range(len(KINDS))) if args.kinds is None
+              else {int(i) for i in args.kinds.split(",")})
     try:
         import cupy
 
@@ -132,7 +144,9 @@ def main(argv=None) -> int:
     except Exception:
         gpu = False
     manifest = json.loads(OUT.read_text()) if OUT.exists() else {}
-    for path, options, needs_gpu in KINDS:
+    for i, (path, options, needs_gpu) in enumerate(KINDS):
+        if i not in chosen:
+            continue
         if needs_gpu and not gpu:
             print(f"skipped (no GPU): {path} {options}", file=sys.stderr)
             continue
