@@ -149,6 +149,8 @@ while key not in _numba._BUSY:   # the helper has started this very function
     time.sleep(0.005)
 if sys.argv[2] == "kill":
     pre.helpers[0].kill()
+if sys.argv[2] == "short":   # a helper slower than the run will wait for
+    _numba.HELPER_WAIT = 0.001
 t = time.perf_counter()
 _numba.dispatcher(entry[0]).compile(tuple(_numba.decode_type(x) for x in entry[1]))
 waited = time.perf_counter() - t
@@ -164,11 +166,12 @@ _SLOW = ["trimsa.progressive._cpu.profile_dp",
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("how", ["wait", "kill"])
+@pytest.mark.parametrize("how", ["wait", "kill", "short"])
 def test_a_function_a_helper_is_compiling_is_loaded_not_compiled_again(tmp_path, how):
     """The run calls a function while its helper compiles it: it waits and loads the
-    helper's result (no compilation of its own); if the helper dies meanwhile, the run
-    compiles the function itself instead of waiting for ever."""
+    helper's result (no compilation of its own); if the helper dies meanwhile, or takes
+    longer than ``HELPER_WAIT``, the run compiles the function itself instead of waiting
+    for ever."""
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), TRIMSA_NUMBA_CACHE="1")
     out = subprocess.run([sys.executable, "-c", _WAIT_CODE, json.dumps(_SLOW), how], cwd=ROOT,
                          env=env, capture_output=True, text=True, timeout=300)

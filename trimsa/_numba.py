@@ -160,6 +160,8 @@ def called_functions(package: str = "trimsa") -> set:
 #: Seconds from the start of an alignment before a helper process can have compiled
 #: anything (its start and imports).
 HELPER_READY = 1.5
+#: Most seconds a run waits for a helper to end the function the run has called.
+HELPER_WAIT = 120.0
 #: The helper processes of every :class:`Precompiler` of this process not yet stopped.
 _HELPERS: set = set()
 
@@ -339,8 +341,9 @@ def _load_or_wait(load, name, sig, ctx):
     with _BUSY_CHANGED:
         if key not in _BUSY:
             return None
-        while key in _BUSY:
-            _BUSY_CHANGED.wait()
+        # a helper that never ends its function (stuck, starved) costs at most this wait;
+        # then the run compiles the function itself
+        _BUSY_CHANGED.wait_for(lambda: key not in _BUSY, HELPER_WAIT)
     return load(sig, ctx)
 
 
