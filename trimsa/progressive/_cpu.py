@@ -509,8 +509,10 @@ def posterior_slots(a, b, odds, gaps, floor, lo, hi, fM, col_ab, p_ab, col_ba, p
     for i in range(la + 1):
         start[i + 1] = start[i] + hi[i] - lo[i] + 1
     scale = np.ones(la + 1, np.float64)
-    # rolling rows over every column; cells outside a row's band read as 0 (see below).
-    # X / Y: short gaps (a residue of a / of b against a gap), U / V: long ones
+    # rolling rows over every column. A row is kept as computed; its reader multiplies
+    # each value by the row's factor rp (1 / its largest value; row 0 is not scaled) and
+    # reads columns outside the row's band as 0, unscaled. X / Y: short gaps (a residue
+    # of a / of b against a gap), U / V: long ones
     fMp = np.zeros(lb + 2, np.float64)
     fXp = np.zeros(lb + 2, np.float64)
     fYp = np.zeros(lb + 2, np.float64)
@@ -527,26 +529,51 @@ def posterior_slots(a, b, odds, gaps, floor, lo, hi, fM, col_ab, p_ab, col_ba, p
         fYp[j] = d1 * fMp[j - 1] + e1 * fYp[j - 1]
         fVp[j] = d2 * fMp[j - 1] + e2 * fVp[j - 1]
         fM[j] = 0.0
+    rp = 1.0
     for i in range(1, la + 1):
         oi = odds[a[i - 1]]
         l = lo[i]
         h = hi[i]
+        lp = lo[i - 1]
+        hp = hi[i - 1]
         top = 0.0
         m_left = 0.0
         y_left = 0.0
         v_left = 0.0
+        # the previous row at column j - 1, scaled, carried from one column to the next
+        pm = 0.0
+        px = 0.0
+        py = 0.0
+        pu = 0.0
+        pv = 0.0
+        if lp <= l - 1 <= hp:
+            pm = fMp[l - 1] * rp
+            px = fXp[l - 1] * rp
+            py = fYp[l - 1] * rp
+            pu = fUp[l - 1] * rp
+            pv = fVp[l - 1] * rp
         for j in range(l, h + 1):
+            cm = 0.0
+            cx = 0.0
+            cy = 0.0
+            cu = 0.0
+            cv = 0.0
+            if lp <= j <= hp:
+                cm = fMp[j] * rp
+                cx = fXp[j] * rp
+                cy = fYp[j] * rp
+                cu = fUp[j] * rp
+                cv = fVp[j] * rp
             if j == 0:
                 m = 0.0
                 y = 0.0
                 v = 0.0
             else:
-                m = oi[b[j - 1]] * (mm * fMp[j - 1] + g1 * (fXp[j - 1] + fYp[j - 1])
-                                    + g2 * (fUp[j - 1] + fVp[j - 1]))
+                m = oi[b[j - 1]] * (mm * pm + g1 * (px + py) + g2 * (pu + pv))
                 y = d1 * m_left + e1 * y_left
                 v = d2 * m_left + e2 * v_left
-            x = d1 * fMp[j] + e1 * fXp[j]
-            u = d2 * fMp[j] + e2 * fUp[j]
+            x = d1 * cm + e1 * cx
+            u = d2 * cm + e2 * cu
             fMc[j] = m
             fXc[j] = x
             fYc[j] = y
@@ -565,32 +592,24 @@ def posterior_slots(a, b, odds, gaps, floor, lo, hi, fM, col_ab, p_ab, col_ba, p
                 top = u
             if v > top:
                 top = v
+            pm = cm
+            px = cx
+            py = cy
+            pu = cu
+            pv = cv
         if not (top > 0.0 and top < np.inf):
             return False
-        r = 1.0 / top
+        rp = 1.0 / top
         scale[i] = top
         o = start[i] - l
         for j in range(l, h + 1):
-            fMc[j] *= r
-            fXc[j] *= r
-            fYc[j] *= r
-            fUc[j] *= r
-            fVc[j] *= r
-            fM[o + j] = fMc[j]
-        # the next row reads this one from column lo[i] - 1 on (>= lo[i + 1] - 1); the
-        # columns above hi[i] were never written (the rows before had lower bounds)
-        if l > 0:
-            fMc[l - 1] = 0.0
-            fXc[l - 1] = 0.0
-            fYc[l - 1] = 0.0
-            fUc[l - 1] = 0.0
-            fVc[l - 1] = 0.0
+            fM[o + j] = fMc[j] * rp
         fMp, fMc = fMc, fMp
         fXp, fXc = fXc, fXp
         fYp, fYc = fYc, fYp
         fUp, fUc = fUc, fUp
         fVp, fVc = fVc, fVp
-    z = fMp[lb] + fXp[lb] + fYp[lb] + fUp[lb] + fVp[lb]
+    z = fMp[lb] * rp + fXp[lb] * rp + fYp[lb] * rp + fUp[lb] * rp + fVp[lb] * rp
     if not (z > 0.0 and z < np.inf):
         return False
     kk = col_ab.shape[1]
@@ -599,15 +618,14 @@ def posterior_slots(a, b, odds, gaps, floor, lo, hi, fM, col_ab, p_ab, col_ba, p
     cb = np.full((lb, kk), -1, np.int32)
     pb = np.zeros((lb, kk), np.float32)
     # backward, rolling rows: next = row i + 1 (scaled by 1 / scale[i + 1]), cur = row i;
-    # the columns below a row's band were never written (the rows after had higher bounds)
+    # the columns below a row's band were never written (the rows after had higher
+    # bounds), and Y and V of a row are read only within it (column j + 1): registers
     bMn = np.zeros(lb + 2, np.float64)
     bXn = np.zeros(lb + 2, np.float64)
     bUn = np.zeros(lb + 2, np.float64)
     bMc = np.zeros(lb + 2, np.float64)
     bXc = np.zeros(lb + 2, np.float64)
-    bYc = np.zeros(lb + 2, np.float64)
     bUc = np.zeros(lb + 2, np.float64)
-    bVc = np.zeros(lb + 2, np.float64)
     rz = 1.0 / z
     for i in range(la, 0, -1):
         s = 1.0 / scale[i + 1] if i < la else 0.0
@@ -615,29 +633,29 @@ def posterior_slots(a, b, odds, gaps, floor, lo, hi, fM, col_ab, p_ab, col_ba, p
         h = hi[i]
         bMc[h + 1] = 0.0
         bXc[h + 1] = 0.0
-        bYc[h + 1] = 0.0
         bUc[h + 1] = 0.0
-        bVc[h + 1] = 0.0
+        yr = 0.0   # row i at column j + 1
+        vr = 0.0
         for j in range(h, l - 1, -1):
             if i == la and j == lb:
                 bMc[j] = 1.0
                 bXc[j] = 1.0
-                bYc[j] = 1.0
                 bUc[j] = 1.0
-                bVc[j] = 1.0
+                yr = 1.0
+                vr = 1.0
                 continue
             mnext = 0.0
             if i < la and j < lb:
                 mnext = odds[a[i], b[j]] * bMn[j + 1] * s
             xnext = bXn[j] * s if i < la else 0.0
             unext = bUn[j] * s if i < la else 0.0
-            ynext = bYc[j + 1] if j < lb else 0.0
-            vnext = bVc[j + 1] if j < lb else 0.0
+            ynext = yr if j < lb else 0.0
+            vnext = vr if j < lb else 0.0
             bMc[j] = mm * mnext + d1 * xnext + d1 * ynext + d2 * unext + d2 * vnext
             bXc[j] = g1 * mnext + e1 * xnext
-            bYc[j] = g1 * mnext + e1 * ynext
             bUc[j] = g2 * mnext + e2 * unext
-            bVc[j] = g2 * mnext + e2 * vnext
+            yr = g1 * mnext + e1 * ynext
+            vr = g2 * mnext + e2 * vnext
         o = start[i] - l
         for j in range(max(l, 1), h + 1):
             p = fM[o + j] * bMc[j] * rz
