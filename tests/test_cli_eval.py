@@ -155,3 +155,25 @@ def test_through_python_m(tmp_path):
     lines = p.stderr.strip().splitlines()
     assert len(lines) == 1 and "'b'" in lines[0], p.stderr
     assert sorted(os.listdir(tmp_path)) == ["e.fa", "r.fa"]
+
+
+def test_scores_without_pairs_to_count_are_nan_with_a_note(tmp_path, capsys):
+    ref = tmp_path / "ref.fa"
+    ref.write_text(">a\nAC--\n>b\n--GT\n")          # no two residues share a column
+    est = tmp_path / "est.fa"
+    est.write_text(">a\nA-C\n>b\n-GT\n")             # one pair: C with G
+    assert cli.main(["eval", "-r", str(ref), "-e", str(est), str(ref), "--label", "x",
+                 "--label", "same", "--tsv"]) == 0
+    out, err = capsys.readouterr()
+    rows = [line.split("\t") for line in out.splitlines()]
+    assert rows[1][:3] == ["x", "nan", "1.0"] and rows[2][:3] == ["same", "nan", "nan"]
+    assert err.splitlines() == [
+        "trimsa eval: note: the reference puts no two residues in one column, so SPFN, "
+        "SP-Score and TC are undefined (nan)",
+        "trimsa eval: note: estimate 'same' puts no two residues in one column, so its SPFP "
+        "and Modeler are undefined (nan)"]
+    # with pairs on both sides: no note
+    good = tmp_path / "good.fa"
+    good.write_text(">a\nACGT\n>b\nACGT\n")
+    assert cli.main(["eval", "-r", str(good), "-e", str(good)]) == 0
+    assert capsys.readouterr().err == ""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 from ..errors import OptionError
 from ..evaluate import JSON_KEYS, compare_many
@@ -62,6 +63,7 @@ def run(args) -> int:
         fmts = fmts * len(ests)
     table = compare_many(args.reference, ests, labels=args.label, format=args.format,
                          reference_format=args.reference_format, estimate_formats=fmts)
+    _note_undefined(table)
     if args.json:
         recs = table.to_records()
         if len(recs) == 1:
@@ -73,3 +75,16 @@ def run(args) -> int:
     else:
         print(table.to_text(), end="")
     return 0
+
+
+def _note_undefined(table) -> None:
+    """A line on stderr for each score that is nan because there is nothing to count: a
+    reference, or an estimate, that puts no two residues in one column."""
+    rows = list(table)
+    if rows and rows[0][1].ref_homologies == 0:
+        print("trimsa eval: note: the reference puts no two residues in one column, so "
+              "SPFN, SP-Score and TC are undefined (nan)", file=sys.stderr)
+    for label, scores in rows:
+        if scores.est_homologies == 0:
+            print(f"trimsa eval: note: estimate {label!r} puts no two residues in one "
+                  "column, so its SPFP and Modeler are undefined (nan)", file=sys.stderr)
