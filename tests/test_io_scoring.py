@@ -103,6 +103,11 @@ def test_alphabet_guess():
     assert alphabet.guess(["ACGTNNACGT"]) is alphabet.DNA
     assert alphabet.guess(["MKVLHEEW"]) is alphabet.PROTEIN
     assert alphabet.guess(["ACGT" * 30 + "E"]) is alphabet.DNA
+    # many ambiguity codes, every letter a nucleotide code: DNA
+    assert alphabet.guess(["ACGT" * 10 + "RYKMSWBDHV" * 3]) is alphabet.DNA
+    # the same share of codes with one amino-acid-only letter, or too few bases: protein
+    assert alphabet.guess(["ACGT" * 10 + "RYKMSWBDHV" * 3 + "L"]) is alphabet.PROTEIN
+    assert alphabet.guess(["MKRHWYSVD" * 5]) is alphabet.PROTEIN
 
 
 def test_invalid_character_names_record_and_position():

@@ -104,22 +104,34 @@ DNA = Alphabet("dna", "ACGTRYSWKMBDHVN", {"U": "T"})
 PROTEIN = Alphabet("protein", "ARNDCQEGHILKMFPSTWYVBZX*", {"J": "X", "U": "X", "O": "X"})
 
 _DNA_LETTERS = set("ACGTUN")
+#: Letters of nucleotide sequences: the bases, U, and the IUPAC ambiguity codes.
+_IUPAC_LETTERS = set("ACGTURYSWKMBDHVN")
 
 
 def guess(sequences) -> Alphabet:
-    """Guess DNA or protein: DNA when at least 90% of the letters are A, C, G, T, U or N.
+    """Guess DNA or protein: DNA when at least 90% of the letters are A, C, G, T, U or N,
+    or when every letter is a nucleotide code (IUPAC ambiguity codes included) and at
+    least half are A, C, G, T, U or N.
 
     A DNA-like file with a few stray letters is thus read as DNA, and the stray
     letters are then reported as errors, rather than silently switching to
-    protein.
+    protein; so is DNA with many ambiguity codes. Protein has letters no nucleotide
+    code uses (E, F, I, L, P, Q) and far fewer A, C, G, T and N.
+
+    >>> guess(["ACGTRYKMACGTNNAC"]).name, guess(["MKVLHEEWACGT"]).name
+    ('dna', 'protein')
     """
     total = 0
     nuc = 0
+    letters = set()
     for s in sequences:
         u = s.upper()
         total += len(u)
         nuc += sum(u.count(c) for c in _DNA_LETTERS)
+        letters.update(u)
     if total == 0 or nuc >= 0.9 * total:
+        return DNA
+    if letters <= _IUPAC_LETTERS and nuc >= 0.5 * total:
         return DNA
     return PROTEIN
 
