@@ -556,10 +556,8 @@ class Aligner:
                 tree += f" on {resolve_kmer_device(self.device, len(seqs), self.gpus)}"
             elif source == "triplet":
                 tree += f" on {resolve_device(self.device, announce=False)}"
-            if exact == "sum-of-pairs":   # where _exact_triplet aligns
-                exact += " on " + resolve_device(
-                    "cpu" if scoring.linear and self.device == "auto" else self.device,
-                    announce=False)
+            if exact == "sum-of-pairs":
+                exact += f" on {self.exact_device(scoring)}"
             votes = (self.triplet_device(scoring) if float(self.triplet_votes) > 0
                      else None)
         except TrimsaError:   # the stage that needs the device says why, in its turn
@@ -633,18 +631,24 @@ class Aligner:
 
     def _exact_triplet(self, seqs, scoring, threads, stages) -> list:
         from ..triplet import align_triplets
-        from ..triplet.backends import resolve_device
 
         t = time.perf_counter()
-        # GPU tracebacks take affine gaps; with linear gaps "auto" means the CPU
-        device = "cpu" if scoring.linear and self.device == "auto" else self.device
-        device = resolve_device(device, announce=False)
+        device = self.exact_device(scoring)
         aln = align_triplets(seqs, [[0, 1, 2]], scoring=scoring, threads=threads,
                              device=device)[0]
         cells = _cube_cells(seqs)
         stages.append(Stage("exact 3-way", f"optimal alignment (score {aln.score})", device,
                             1, "triplets", cells, time.perf_counter() - t))
         return list(aln.rows)
+
+    def exact_device(self, scoring) -> str:
+        """Where the exact sum-of-pairs alignment of three sequences runs: ``device``
+        resolved, except that ``"auto"`` with linear gaps means the CPU (the GPU's
+        tracebacks take affine gaps)."""
+        from ..triplet.backends import resolve_device
+
+        device = "cpu" if scoring.linear and self.device == "auto" else self.device
+        return resolve_device(device, announce=False)
 
     def distance_source(self, seqs: SequenceSet) -> str:
         """The guide tree's distance source for ``seqs`` (``"auto"`` resolved)."""
