@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -14,8 +14,12 @@ from trimsa import simulate as sim
 from trimsa.errors import BackendUnavailableError, InputFormatError, OptionError
 
 DATA = Path(__file__).parent / "data" / "eval"
-HAVE_PIQTREE = importlib.util.find_spec("piqtree") is not None
-needs_piqtree = pytest.mark.skipif(not HAVE_PIQTREE, reason="piqtree not installed (Python >= 3.12)")
+try:
+    sim.require_piqtree()
+    HAVE_PIQTREE = True
+except BackendUnavailableError:
+    HAVE_PIQTREE = False
+needs_piqtree = pytest.mark.skipif(not HAVE_PIQTREE, reason="piqtree with AliSim not importable (needs Python >= 3.12)")
 
 
 @pytest.fixture
@@ -31,6 +35,29 @@ def test_missing_piqtree_says_what_to_install(no_piqtree, monkeypatch):
     assert isinstance(exc.value, ImportError)
     monkeypatch.setattr(sys, "version_info", (3, 11, 7, "final", 0))
     with pytest.raises(BackendUnavailableError, match=r"Python >= 3\.12 \(this is Python 3\.11\.7\)"):
+        sim.require_piqtree()
+
+
+def test_piqtree_without_alisim(monkeypatch):
+    old = types.ModuleType("piqtree")
+    old.__version__ = "0.7.0"  # a piqtree without simulate_alignment
+    monkeypatch.setitem(sys.modules, "piqtree", old)
+    with pytest.raises(BackendUnavailableError, match=r"piqtree 0\.7\.0 has no AliSim"):
+        sim.require_piqtree()
+
+
+def test_piqtree_that_does_not_import(monkeypatch):
+    import builtins
+    real_import = builtins.__import__
+
+    def fake_import(name, *args, **kwargs):
+        if name == "piqtree":
+            raise ImportError("cannot import name 'x' from 'cogent3.util.misc'", name="cogent3.util.misc")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.delitem(sys.modules, "piqtree", raising=False)
+    monkeypatch.setattr(builtins, "__import__", fake_import)
+    with pytest.raises(BackendUnavailableError, match=r"piqtree is installed but does not import \(cannot import name 'x'"):
         sim.require_piqtree()
 
 

@@ -51,17 +51,27 @@ _FILES = ("true.fa", "input.fa", "tree.nwk", "meta.json")
 
 def require_piqtree():
     """Import and return piqtree, or raise a :class:`BackendUnavailableError` saying what to install."""
+    have = ".".join(str(v) for v in sys.version_info[:3])
+    where = ("in a Python 3.12+ environment run pip install 'trimsa[sim]'"
+             if sys.version_info < (3, 12) else "pip install 'trimsa[sim]'")
     try:
         import piqtree
-    except ImportError:
-        have = ".".join(str(v) for v in sys.version_info[:3])
-        if sys.version_info < (3, 12):
+    except ImportError as exc:
+        if exc.name not in (None, "piqtree"):
+            # piqtree is there but one of its own imports fails (often a cogent3 it does not match)
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            msg = f"piqtree is installed but does not import ({first}): {where}"
+        elif sys.version_info < (3, 12):
             msg = (f"simulation needs piqtree (AliSim), which needs Python >= 3.12 (this is "
-                   f"Python {have}): in a Python 3.12+ environment run "
-                   f"pip install 'trimsa[sim]'")
+                   f"Python {have}): {where}")
         else:
-            msg = "simulation needs piqtree (AliSim): pip install 'trimsa[sim]'"
+            msg = f"simulation needs piqtree (AliSim): {where}"
         raise BackendUnavailableError(msg) from None
+    if not hasattr(piqtree, "simulate_alignment"):
+        version = getattr(piqtree, "__version__", "?")
+        raise BackendUnavailableError(
+            f"piqtree {version} has no AliSim (piqtree.simulate_alignment); simulation needs a "
+            f"newer piqtree, which needs Python >= 3.12: {where}")
     return piqtree
 
 
