@@ -7,14 +7,18 @@ set -u
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl
 export PYTHONPATH=/tmp/site:$PWD
 nproc; date -u; nvidia-smi --query-gpu=name,memory.total --format=csv,noheader; git log -1 --format='commit %h %s'
-python3 -c "import sys, piqtree; print('piqtree', piqtree.__version__, 'python', sys.version.split()[0])" || { echo "no piqtree here"; exit 3; }
+# piqtree (AliSim) and its pure-Python dependencies, carried in .whl/sim (the machine has
+# numpy, scipy and numba), on the path of the simulations only
+python3 -m pip install -q --no-index --no-deps --target /tmp/sim .whl/sim/*.whl
+SIMPATH=/tmp/sim:$PYTHONPATH
+PYTHONPATH=$SIMPATH python3 -c "import sys, piqtree; print('piqtree', piqtree.__version__, 'python', sys.version.split()[0])" || { echo "no piqtree here"; exit 3; }
 M='GTR{1.3/2.7/0.7/1.3/3.2/1.0}+F{0.29/0.21/0.22/0.28}+G4{0.55}'
 S='POW{1.55/40}'
 mkdir -p .data
-setsid nohup /usr/bin/time -f "elapsed %e s, peak RSS %M kB" python3 -m trimsa simulate .data/n10k \
+PYTHONPATH=$SIMPATH setsid nohup /usr/bin/time -f "elapsed %e s, peak RSS %M kB" python3 -m trimsa simulate .data/n10k \
   --taxa 10000 --seed 10001 --model "$M" --length 400 --height 0.7 --ins-rate 0.04 --del-rate 0.04 \
   --ins-size "$S" --del-size "$S" --gzip --force > .data/sim_n10k.log 2>&1 < /dev/null &
-setsid nohup /usr/bin/time -f "elapsed %e s, peak RSS %M kB" python3 -m trimsa simulate .data/n100k \
+PYTHONPATH=$SIMPATH setsid nohup /usr/bin/time -f "elapsed %e s, peak RSS %M kB" python3 -m trimsa simulate .data/n100k \
   --taxa 100000 --seed 100001 --model "$M" --length 400 --height 0.5 --ins-rate 0.001 --del-rate 0.001 \
   --ins-size "$S" --del-size "$S" --gzip --force > .data/sim_n100k.log 2>&1 < /dev/null &
 echo "== GPU tests"
