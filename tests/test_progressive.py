@@ -524,6 +524,70 @@ def test_sparse_consistency_scores_against_slow_reference(seed, keep, posterior)
     assert np.allclose(got, ref, atol=1e-5)
 
 
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 10 ** 6), st.integers(2, 9), st.sampled_from([None, 0, 1, 3]),
+       st.booleans())
+def test_separable_scores_equal_the_general_sum(seed, n, most, split):
+    """A library of every pair voting with posteriors: the votes through each witness
+    summed over each cluster once (``Library.separable``) give the support of the
+    general sum over pairs of sequences, to float32 rounding, on columns with gaps, and
+    the same bits however the rows are split and on any number of threads."""
+    from trimsa.progressive import consistency
+
+    rng = np.random.default_rng(seed)
+    codes = [rng.integers(0, 4, rng.integers(2, 12)) for _ in range(n)]
+    table = np.where(np.eye(4, dtype=bool), 1.0, -1.0)
+    wit = consistency.pick_witnesses(n, rng.permutation(n), most)
+    lib = consistency.build_library(codes, table, -3.0, -1.0, 0.5, witnesses=wit,
+                                    posterior=True)
+    assert lib.separable()
+    w = rng.uniform(0.5, 2.0, n)
+    k = int(rng.integers(1, n))
+    perm = rng.permutation(n)
+    mem_a, mem_b = perm[:k], perm[k:]
+    la = max(codes[s].size for s in mem_a) + 4
+    lb = max(codes[t].size for t in mem_b) + 4
+    for members, width in ((mem_a, la), (mem_b, lb)):   # residues in columns, with gaps
+        for s in members:
+            o = lib.offsets[s]
+            lib.pos[o:o + codes[s].size] = np.sort(rng.choice(width, codes[s].size,
+                                                              replace=False))
+    got = lib.scores(la, lb, mem_a, mem_b, w)
+    general = consistency.Library.separable
+    try:
+        consistency.Library.separable = lambda self: False
+        ref = lib.scores(la, lb, mem_a, mem_b, w)
+    finally:
+        consistency.Library.separable = general
+    assert np.abs(ref).max() > 0
+    assert np.allclose(got, ref, rtol=1e-5, atol=1e-7)
+    if split:
+        saved = consistency.SCORE_PART_PAIRS, consistency.SCORE_PART_ROWS
+        consistency.SCORE_PART_PAIRS, consistency.SCORE_PART_ROWS = 1, 1
+        try:
+            assert consistency.score_parts(k, n - k, la) > 1
+            again = lib.scores(la, lb, mem_a, mem_b, w, threads=3)
+        finally:
+            consistency.SCORE_PART_PAIRS, consistency.SCORE_PART_ROWS = saved
+        assert np.array_equal(again, got)
+
+
+def test_separable_needs_every_pair_and_one_trust():
+    from trimsa.progressive import consistency
+
+    rng = np.random.default_rng(3)
+    codes = [rng.integers(0, 4, 6) for _ in range(4)]
+    table = np.where(np.eye(4, dtype=bool), 1.0, -1.0)
+    full = consistency.build_library(codes, table, -3.0, -1.0, 0.5, posterior=True)
+    assert full.separable()
+    some = consistency.build_library(codes, table, -3.0, -1.0, 0.5, posterior=True,
+                                     pairs=consistency.all_pairs(4)[:-1])
+    assert not some.separable()
+    voted = consistency.build_library(codes, table, -3.0, -1.0, 0.5, posterior=False)
+    assert voted.nbr_trust.min() < voted.nbr_trust.max()  # identities differ here
+    assert not voted.separable()
+
+
 def _slow_posteriors(a, b, odds, gaps, allowed=None):
     """Match posteriors of a global pair HMM with a short and a long gap state per
     sequence (``gaps`` = open / extend of each) by plain forward-backward over full

@@ -991,6 +991,177 @@ def consistency_scores(mem_a, mem_b, pos, offsets, nbr_ptr, nbr, nbr_map, nbr_tr
 
 
 @jit
+def _map_start(s, t, nbr_ptr, nbr, nbr_map):
+    """Where the map from ``s`` to ``t`` starts in ``maps`` / ``probs`` (the library holds it)."""
+    lo = nbr_ptr[s]
+    return nbr_map[lo + np.searchsorted(nbr[lo:nbr_ptr[s + 1]], t)]
+
+
+@jit
+def _by_z(raw_z, raw_k, raw_v, n, nz, stamp, slot):
+    """Entries ``(z, key, value)`` (the first ``n``) summed per ``(z, key)``, grouped by
+    ``z`` (``0 <= z < nz``): returns ``ptr`` (``nz + 1``), ``keys``, ``values``; within a
+    ``z``, keys in the order they first occur and each sum in the entries' order.
+    ``stamp`` / ``slot``: scratch over the keys, ``stamp`` all -1 (left so)."""
+    ptr = np.zeros(nz + 1, np.int64)
+    for e in range(n):
+        ptr[raw_z[e] + 1] += 1
+    for z in range(nz):
+        ptr[z + 1] += ptr[z]
+    fill = ptr[:nz].copy()
+    keys = np.empty(n, np.int64)
+    vals = np.empty(n, np.float64)
+    for e in range(n):
+        z = raw_z[e]
+        keys[fill[z]] = raw_k[e]
+        vals[fill[z]] = raw_v[e]
+        fill[z] += 1
+    m = 0
+    for z in range(nz):
+        e0 = ptr[z]
+        e1 = ptr[z + 1]
+        ptr[z] = m
+        for e in range(e0, e1):
+            key = keys[e]
+            if stamp[key] < 0:
+                stamp[key] = 0
+                slot[key] = m
+                keys[m] = key
+                vals[m] = vals[e]
+                m += 1
+            else:
+                vals[slot[key]] += vals[e]
+        for e in range(ptr[z], m):
+            stamp[keys[e]] = -1
+    ptr[nz] = m
+    return ptr, keys[:m], vals[:m]
+
+
+@jit
+def witness_side(mem_b, cls_b, u, pos, offsets, nbr_ptr, nbr, nbr_map, maps, probs, w, stamp,
+                 slot, raw_z, raw_k, raw_v):
+    """B's half of the votes through witness ``u`` (:func:`separable_scores`): for each
+    residue ``z`` of ``u``, the sum over the sequences ``t`` of B (``t != u``) of
+    ``w[t]`` times the probability that the alignment of ``u`` and ``t`` pairs ``z``
+    with a residue in column ``cy`` of B, per key ``2 cy + cls_b[t]`` (:func:`_by_z`).
+    ``stamp`` / ``slot``: ``int64`` scratch of ``2 LB`` entries, ``stamp`` all -1;
+    ``raw_*``: scratch of ``len(u) |B| slots`` entries."""
+    kk = maps.shape[1]
+    lu = offsets[u + 1] - offsets[u]
+    n = 0
+    for ti in range(mem_b.size):
+        t = mem_b[ti]
+        if t == u:
+            continue
+        o = _map_start(u, t, nbr_ptr, nbr, nbr_map)
+        pt = offsets[t]
+        c = cls_b[ti]
+        for z in range(lu):
+            for q in range(kk):
+                y = maps[o + z, q]
+                if y < 0:
+                    break
+                raw_z[n] = z
+                raw_k[n] = 2 * pos[pt + y] + c
+                raw_v[n] = w[t] * probs[o + z, q]
+                n += 1
+    return _by_z(raw_z, raw_k, raw_v, n, lu, stamp, slot)
+
+
+@jit
+def separable_scores(mem_a, cls_a, mem_b, cls_b, pos, offsets, nbr_ptr, nbr, nbr_map, maps,
+                     probs, w, witnesses, zoff, side_ptr, side_keys, side_vals, factor, C, c0, c1):
+    """Rows ``c0 <= i < c1`` of the votes of :func:`consistency_scores` (before its
+    normalisation) where the library holds every pair and votes with one trust ``tau``:
+    then the weight of a pair ``(s, t)`` is ``tau w[s] w[t] / count``, with ``count = 1 +
+    |W| - [s in W] - [t in W]`` (its alignment and every witness but ``s`` and ``t``), a
+    product of a factor of ``s``, one of ``t`` and ``factor[cls_a, cls_b]`` (``tau /
+    count``; ``cls``: 1 for a witness). So the votes through a witness ``u`` add, to each
+    pair of columns ``(cx, cy)``, ``sum_z VA[cx, z] VB[z, cy]``: ``VA`` sums ``w[s]`` times
+    the probability of ``x ~ z`` over the residues ``x`` of A's sequences in column ``cx``
+    (per class), ``VB`` is :func:`witness_side`, of every witness, concatenated (the
+    entries of ``z`` of witness ``witnesses[i]`` are ``side_keys`` / ``side_vals``
+    ``[side_ptr[zoff[i] + z]:side_ptr[zoff[i] + z + 1]]``). That is |A| + |B| passes over a
+    witness's maps, where :func:`consistency_scores` makes |A| |B|. The same sum in
+    exact arithmetic; rounded in another order (``float64`` halves, each product added
+    to ``C`` in ``float32``). Each cell gets its votes in the same order whatever the
+    rows: direct votes (``s``, then ``t``, then the partners), then witness by witness,
+    ``z`` by ``z``."""
+    kk = maps.shape[1]
+    rows = c1 - c0
+    # direct votes
+    for si in range(mem_a.size):
+        s = mem_a[si]
+        ps = offsets[s]
+        row = pos[ps:offsets[s + 1]]
+        x0 = np.searchsorted(row, c0)
+        x1 = np.searchsorted(row, c1)
+        for ti in range(mem_b.size):
+            t = mem_b[ti]
+            o = _map_start(s, t, nbr_ptr, nbr, nbr_map)
+            pt = offsets[t]
+            d = np.float32(factor[cls_a[si], cls_b[ti]] * w[s] * w[t])
+            for x in range(x0, x1):
+                cx = pos[ps + x]
+                for q in range(kk):
+                    y = maps[o + x, q]
+                    if y < 0:
+                        break
+                    C[cx, pos[pt + y]] += d * probs[o + x, q]
+    # witness paths: A's half, bucketed by z, then its products with B's half
+    most = 0
+    for si in range(mem_a.size):
+        most += offsets[mem_a[si] + 1] - offsets[mem_a[si]]
+    most = min(most, mem_a.size * rows) * kk
+    raw_z = np.empty(most, np.int64)
+    raw_k = np.empty(most, np.int64)
+    raw_v = np.empty(most, np.float64)
+    stamp = np.full(2 * rows, -1, np.int64)
+    slot = np.empty(2 * rows, np.int64)
+    for wi in range(witnesses.size):
+        u = witnesses[wi]
+        lu = offsets[u + 1] - offsets[u]
+        n = 0
+        for si in range(mem_a.size):
+            s = mem_a[si]
+            if s == u:
+                continue
+            o = _map_start(s, u, nbr_ptr, nbr, nbr_map)
+            ps = offsets[s]
+            row = pos[ps:offsets[s + 1]]
+            x0 = np.searchsorted(row, c0)
+            x1 = np.searchsorted(row, c1)
+            for x in range(x0, x1):
+                key = 2 * (pos[ps + x] - c0) + cls_a[si]
+                for q in range(kk):
+                    z = maps[o + x, q]
+                    if z < 0:
+                        break
+                    raw_z[n] = z
+                    raw_k[n] = key
+                    raw_v[n] = w[s] * probs[o + x, q]
+                    n += 1
+        if n == 0:
+            continue
+        aptr, akeys, avals = _by_z(raw_z, raw_k, raw_v, n, lu, stamp, slot)
+        base = zoff[wi]
+        for z in range(lu):
+            j0 = side_ptr[base + z]
+            j1 = side_ptr[base + z + 1]
+            if j0 == j1:
+                continue
+            for e in range(aptr[z], aptr[z + 1]):
+                ka = akeys[e]
+                cx = c0 + (ka >> 1)
+                f0 = factor[ka & 1, 0] * avals[e]
+                f1 = factor[ka & 1, 1] * avals[e]
+                for j in range(j0, j1):
+                    kb = side_keys[j]
+                    C[cx, kb >> 1] += np.float32((f1 if kb & 1 else f0) * side_vals[j])
+    return 0
+
+
+@jit
 def update_positions(pos, offsets, members, m):
     """Move the members' residue columns through the merge map ``m``."""
     for s in members:

@@ -102,6 +102,8 @@ class Library:
         C = np.zeros((la, lb), np.float32)
         parts = score_parts(mem_a.size, mem_b.size, la)
         edges = np.linspace(0, la, parts + 1).round().astype(np.int64)
+        if self.separable():
+            return self._separable_scores(C, mem_a, mem_b, w, edges, threads)
         norm = np.zeros(parts)
 
         def part(idx):
@@ -113,6 +115,65 @@ class Library:
 
         in_threads(part, np.arange(parts), threads)
         z = float(norm[0])
+        if z > 0:
+            C *= np.float32(1.0 / z)
+        return C
+
+    def separable(self) -> bool:
+        """Whether the library holds every pair of sequences and weights all their votes
+        alike (posterior votes), so that :meth:`scores` can sum the votes through each
+        witness over each cluster once (:func:`trimsa.progressive._cpu.separable_scores`)."""
+        n = self.n
+        return (self.nbr.size == n * (n - 1) and self.nbr_trust.size > 0
+                and bool(np.all(self.nbr_trust == self.nbr_trust[0])))
+
+    def _separable_scores(self, C, mem_a, mem_b, w, edges, threads):
+        """:meth:`scores` of a :meth:`separable` library."""
+        cls_a = self.is_witness[mem_a]
+        cls_b = self.is_witness[mem_b]
+        wit = self.witnesses
+        tau = float(self.nbr_trust[0])
+        # tau / count of a pair of classes (1: a witness); a count below 1 is a pair of
+        # classes no pair has (two witnesses of one)
+        factor = np.array([[tau / max(1, 1 + wit.size - ca - cb) for cb in (0, 1)]
+                           for ca in (0, 1)])
+        sides = [None] * wit.size
+        lb = C.shape[1]
+
+        lengths = np.diff(self.offsets)
+        raw = int(lengths[wit].max(initial=0)) * mem_b.size * self.maps.shape[1]
+
+        def side(idx):
+            stamp = np.full(2 * lb, -1, np.int64)
+            slot = np.empty(2 * lb, np.int64)
+            scratch = np.empty(raw if idx.size else 0, np.int64), np.empty(
+                raw if idx.size else 0, np.int64), np.empty(raw if idx.size else 0)
+            for i in idx:
+                sides[i] = _cpu.witness_side(mem_b, cls_b, wit[i], self.pos, self.offsets,
+                                             self.nbr_ptr, self.nbr, self.nbr_map, self.maps,
+                                             self.probs, w, stamp, slot, *scratch)
+
+        in_threads(side, np.arange(wit.size), threads)
+        zoff = np.zeros(wit.size + 1, np.int64)
+        ptrs, keys, vals = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)], [np.zeros(0)]
+        entries = 0
+        for i, (ptr, k, v) in enumerate(sides):
+            zoff[i + 1] = zoff[i] + ptr.size
+            ptrs.append(ptr + entries)
+            keys.append(k)
+            vals.append(v)
+            entries += k.size
+        side_ptr, side_keys, side_vals = (np.concatenate(x) for x in (ptrs, keys, vals))
+
+        def part(idx):
+            for i in idx:
+                _cpu.separable_scores(mem_a, cls_a, mem_b, cls_b, self.pos, self.offsets,
+                                      self.nbr_ptr, self.nbr, self.nbr_map, self.maps, self.probs,
+                                      w, wit, zoff, side_ptr, side_keys, side_vals, factor, C,
+                                      edges[i], edges[i + 1])
+
+        in_threads(part, np.arange(edges.size - 1), threads)
+        z = float(np.asarray(w)[mem_a].sum() * np.asarray(w)[mem_b].sum())
         if z > 0:
             C *= np.float32(1.0 / z)
         return C
