@@ -855,15 +855,34 @@ def _in(sorted_ids, v):
 
 
 @jit
-def entry_bound(s, nbr_ptr, nbr, is_witness):
-    """Most support entries :func:`support_entries` can give sequence ``s``."""
-    m = 0
-    for k in range(nbr_ptr[s], nbr_ptr[s + 1]):
-        u = nbr[k]
-        m += 1
-        if is_witness[u]:
-            m += nbr_ptr[u + 1] - nbr_ptr[u]
-    return m
+def entry_counts(idx, mem_a, mem_b, nbr_ptr, nbr, is_witness, counts):
+    """``counts[i]``: the number of entries :func:`support_entries` gives ``mem_a[i]``,
+    for each ``i`` of ``idx``."""
+    for i in idx:
+        s = mem_a[i]
+        m = 0
+        for k in range(nbr_ptr[s], nbr_ptr[s + 1]):
+            u = nbr[k]
+            if _in(mem_b, u) >= 0:
+                m += 1
+            if is_witness[u]:
+                for k2 in range(nbr_ptr[u], nbr_ptr[u + 1]):
+                    if _in(mem_b, nbr[k2]) >= 0:
+                        m += 1
+        counts[i] = m
+
+
+@jit
+def fill_entries(idx, mem_a, mem_b, nbr_ptr, nbr, nbr_map, nbr_trust, w, is_witness, ptr,
+                 e_o1, e_o2, e_t, e_w, z_part):
+    """The entries of :func:`support_entries` of each ``mem_a[i]`` (``i`` of ``idx``) at
+    ``ptr[i]:ptr[i + 1]`` of ``e_*``, and its share of the normaliser in ``z_part[i]``."""
+    count = np.zeros(mem_b.size, np.float64)
+    for i in idx:
+        a, b = ptr[i], ptr[i + 1]
+        _ne, z_part[i] = support_entries(mem_a[i], mem_b, nbr_ptr, nbr, nbr_map, nbr_trust, w,
+                                         is_witness, count, 0.0, e_o1[a:b], e_o2[a:b],
+                                         e_t[a:b], e_w[a:b])
 
 
 @jit
@@ -920,48 +939,34 @@ def support_entries(s, mem_b, nbr_ptr, nbr, nbr_map, nbr_trust, w, is_witness, c
 
 
 @jit
-def consistency_scores(mem_a, mem_b, pos, offsets, nbr_ptr, nbr, nbr_map, nbr_trust, maps, probs,
-                       w, is_witness, C, c0, c1):
+def consistency_scores(mem_a, pos, offsets, maps, probs, ptr, e_o1, e_o2, e_t, e_w, C, c0, c1):
     """Weighted support of the pairwise library for each pair of profile columns.
 
     ``pos`` holds every sequence's current column per residue (indexed like the
-    codes); the library's pairs are listed per sequence ``s`` in
-    ``nbr[nbr_ptr[s]:nbr_ptr[s + 1]]`` (sorted), with where each map from ``s``
-    starts in ``maps`` / ``probs`` (one row per residue: partner residues and their
-    probabilities, see :func:`pair_maps`) and the weight of its votes. A pair of
-    residues ``x`` of ``s`` (in A) and ``y`` of ``t`` (in B, ``mem_b`` sorted) gets a
-    vote from the alignment of ``s`` and ``t`` when the library holds it (its
-    weight times the probability that it aligns ``x`` to ``y``) and one through
-    every witness ``u`` whose alignments with ``s`` and ``t`` it holds (the smaller
-    weight times the probabilities of ``x~z`` and ``z~y``, summed over ``z``): the
-    entries of :func:`support_entries`. Each pair's votes are averaged over its
-    alignments and paths, weighted by ``w[s] * w[t]``, and the sum is normalised by
-    the weights of the pairs that have any. Added into rows ``c0 <= i < c1`` of ``C``
-    (``float32 (LA, LB)``, zeroed by the caller; the rows of A's columns
-    ``c0..c1 - 1``, so that calls for disjoint rows can run at once) before that
-    normalisation; returns the normaliser (the caller divides). Each cell receives its
-    votes in the same order whatever the rows: sequence ``s`` of A, then its entries,
-    then the partners of the entry.
+    codes). The votes of ``mem_a[i]`` are the entries ``ptr[i]:ptr[i + 1]`` of
+    ``e_*`` (:func:`fill_entries`): a pair of residues ``x`` of ``s`` (in A) and
+    ``y`` of ``t`` (in B) gets a vote from the alignment of ``s`` and ``t`` when the
+    library holds it (its weight times the probability that it aligns ``x`` to
+    ``y``) and one through every witness ``u`` whose alignments with ``s`` and ``t``
+    it holds (the smaller weight times the probabilities of ``x~z`` and ``z~y``,
+    summed over ``z``; maps and probabilities per residue as in :func:`pair_maps`).
+    Each pair's votes are averaged over its alignments and paths and weighted by
+    ``w[s] * w[t]`` (:func:`support_entries`). Added into rows ``c0 <= i < c1`` of
+    ``C`` (``float32 (LA, LB)``, zeroed by the caller; the rows of A's columns
+    ``c0..c1 - 1``, so that calls for disjoint rows can run at once), before the
+    normalisation by the weights of the pairs that have any votes (the caller's).
+    Each cell receives its votes in the same order whatever the rows: sequence ``s``
+    of A, then its entries, then the partners of the entry.
     """
-    count = np.zeros(mem_b.size, np.float64)
     kk = maps.shape[1]
-    z_norm = 0.0
-    most = 1
-    for s in mem_a:
-        most = max(most, entry_bound(s, nbr_ptr, nbr, is_witness))
-    e_o1 = np.empty(most, np.int64)
-    e_o2 = np.empty(most, np.int64)
-    e_t = np.empty(most, np.int64)
-    e_w = np.empty(most, np.float32)
-    for s in mem_a:
+    for i in range(mem_a.size):
+        s = mem_a[i]
         ps = offsets[s]
         # the residues of s in the rows (a sequence's columns grow along it)
         row = pos[ps:offsets[s + 1]]
         x0 = np.searchsorted(row, c0)
         x1 = np.searchsorted(row, c1)
-        ne, z_norm = support_entries(s, mem_b, nbr_ptr, nbr, nbr_map, nbr_trust, w, is_witness,
-                                     count, z_norm, e_o1, e_o2, e_t, e_w)
-        for e in range(ne):
+        for e in range(ptr[i], ptr[i + 1]):
             o1 = e_o1[e]
             o2 = e_o2[e]
             pt = offsets[e_t[e]]
@@ -987,7 +992,6 @@ def consistency_scores(mem_a, mem_b, pos, offsets, nbr_ptr, nbr, nbr_map, nbr_tr
                         if y < 0:
                             break
                         C[cx, pos[pt + y]] += ez * probs[o2 + z, q2]
-    return z_norm
 
 
 @jit

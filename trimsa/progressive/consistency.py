@@ -14,6 +14,7 @@ extension or ProbCons' consistency transformation, which is where each triplet
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -94,9 +95,10 @@ class Library:
     def scores(self, la, lb, mem_a, mem_b, w, threads: int = 1):
         """The library's support of each pair of columns of two clusters (``(la, lb)``;
         :func:`trimsa.progressive._cpu.consistency_scores`), its rows (A's columns) split
-        into :func:`score_parts` bands filled on ``threads`` threads. Every cell gets its
-        votes in the same order however the rows are split: the result does not depend
-        on ``threads``."""
+        into :func:`score_parts` bands filled on ``threads`` threads; each sequence's
+        votes are listed once (:func:`trimsa.progressive._cpu.fill_entries`) for all the
+        bands. Every cell gets its votes in the same order however the rows are split:
+        the result does not depend on ``threads``."""
         mem_a = np.asarray(mem_a, np.int64)
         mem_b = np.sort(np.asarray(mem_b, np.int64))
         C = np.zeros((la, lb), np.float32)
@@ -104,17 +106,26 @@ class Library:
         edges = np.linspace(0, la, parts + 1).round().astype(np.int64)
         if self.separable():
             return self._separable_scores(C, mem_a, mem_b, w, edges, threads)
-        norm = np.zeros(parts)
+        # each sequence's votes, listed once for every band of rows
+        counts = np.zeros(mem_a.size + 1, np.int64)
+        idx = np.arange(mem_a.size)
+        in_threads(lambda i: _cpu.entry_counts(i, mem_a, mem_b, self.nbr_ptr, self.nbr,
+                                               self.is_witness, counts[1:]), idx, threads)
+        ptr = np.cumsum(counts)
+        e_o1, e_o2, e_t = (np.empty(ptr[-1], np.int64) for _ in range(3))
+        e_w = np.empty(ptr[-1], np.float32)
+        z_part = np.zeros(mem_a.size)
+        in_threads(lambda i: _cpu.fill_entries(
+            i, mem_a, mem_b, self.nbr_ptr, self.nbr, self.nbr_map, self.nbr_trust, w,
+            self.is_witness, ptr, e_o1, e_o2, e_t, e_w, z_part), idx, threads)
 
         def part(idx):
             for i in idx:
-                norm[i] = _cpu.consistency_scores(
-                    mem_a, mem_b, self.pos, self.offsets, self.nbr_ptr, self.nbr, self.nbr_map,
-                    self.nbr_trust, self.maps, self.probs, w, self.is_witness, C,
-                    edges[i], edges[i + 1])
+                _cpu.consistency_scores(mem_a, self.pos, self.offsets, self.maps, self.probs,
+                                        ptr, e_o1, e_o2, e_t, e_w, C, edges[i], edges[i + 1])
 
         in_threads(part, np.arange(parts), threads)
-        z = float(norm[0])
+        z = math.fsum(z_part)   # the normaliser, rounded once: the same however A is split
         if z > 0:
             C *= np.float32(1.0 / z)
         return C
