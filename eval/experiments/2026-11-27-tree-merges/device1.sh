@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Each sequence's votes listed once per merge (this code) against once per band of rows
-# (.data/base3 = 3bd9eea... see README), each from its own folder, alternated: n2000 and
+# (.data/base3 = git archive of 544cff5), each from its own folder, alternated: n2000 and
 # n10k, two rounds in one process each (the first compiles), alignment digests compared;
 # then compiled.json's tree-library kinds rewritten, the GPU tests and the manifest tests.
 set -u
