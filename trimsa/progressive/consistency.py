@@ -106,18 +106,20 @@ class Library:
         edges = np.linspace(0, la, parts + 1).round().astype(np.int64)
         if self.separable():
             return self._separable_scores(C, mem_a, mem_b, w, edges, threads)
-        # each sequence's votes, listed once for every band of rows
+        # each sequence's votes, listed once for every band of rows (on the threads where
+        # the merge is split into bands: a small merge is not worth a pool)
         counts = np.zeros(mem_a.size + 1, np.int64)
         idx = np.arange(mem_a.size)
+        list_threads = threads if parts > 1 else 1
         in_threads(lambda i: _cpu.entry_counts(i, mem_a, mem_b, self.nbr_ptr, self.nbr,
-                                               self.is_witness, counts[1:]), idx, threads)
+                                               self.is_witness, counts[1:]), idx, list_threads)
         ptr = np.cumsum(counts)
         e_o1, e_o2, e_t = (np.empty(ptr[-1], np.int64) for _ in range(3))
         e_w = np.empty(ptr[-1], np.float32)
         z_part = np.zeros(mem_a.size)
         in_threads(lambda i: _cpu.fill_entries(
             i, mem_a, mem_b, self.nbr_ptr, self.nbr, self.nbr_map, self.nbr_trust, w,
-            self.is_witness, ptr, e_o1, e_o2, e_t, e_w, z_part), idx, threads)
+            self.is_witness, ptr, e_o1, e_o2, e_t, e_w, z_part), idx, list_threads)
 
         def part(idx):
             for i in idx:
@@ -164,7 +166,7 @@ class Library:
                                              self.nbr_ptr, self.nbr, self.nbr_map, self.maps,
                                              self.probs, w, stamp, slot, *scratch)
 
-        in_threads(side, np.arange(wit.size), threads)
+        in_threads(side, np.arange(wit.size), threads if edges.size > 2 else 1)  # as the bands
         zoff = np.zeros(wit.size + 1, np.int64)
         ptrs, keys, vals = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)], [np.zeros(0)]
         entries = 0
