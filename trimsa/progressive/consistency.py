@@ -127,10 +127,8 @@ class Library:
                                         ptr, e_o1, e_o2, e_t, e_w, C, edges[i], edges[i + 1])
 
         in_threads(part, np.arange(parts), threads)
-        z = math.fsum(z_part)   # the normaliser, rounded once: the same however A is split
-        if z > 0:
-            C *= np.float32(1.0 / z)
-        return C
+        # the normaliser, rounded once: the same however A is split
+        return _normalised(C, math.fsum(z_part))
 
     def separable(self) -> bool:
         """Whether the library holds every pair of sequences and weights all their votes
@@ -159,8 +157,8 @@ class Library:
         def side(idx):
             stamp = np.full(2 * lb, -1, np.int64)
             slot = np.empty(2 * lb, np.int64)
-            scratch = np.empty(raw if idx.size else 0, np.int64), np.empty(
-                raw if idx.size else 0, np.int64), np.empty(raw if idx.size else 0)
+            m = raw if idx.size else 0   # (in_threads first calls with no items)
+            scratch = np.empty(m, np.int64), np.empty(m, np.int64), np.empty(m)
             for i in idx:
                 sides[i] = _cpu.witness_side(mem_b, cls_b, wit[i], self.pos, self.offsets,
                                              self.nbr_ptr, self.nbr, self.nbr_map, self.maps,
@@ -186,10 +184,8 @@ class Library:
                                       edges[i], edges[i + 1])
 
         in_threads(part, np.arange(edges.size - 1), threads)
-        z = float(np.asarray(w)[mem_a].sum() * np.asarray(w)[mem_b].sum())
-        if z > 0:
-            C *= np.float32(1.0 / z)
-        return C
+        # every pair of A x B has votes
+        return _normalised(C, float(np.asarray(w)[mem_a].sum() * np.asarray(w)[mem_b].sum()))
 
     def best_triplet(self, lengths, threads: int = 1) -> tuple[np.ndarray, float]:
         """``(moves, support)`` of an alignment of the library's three sequences with the
@@ -213,6 +209,13 @@ class Library:
         self.witnesses = np.asarray(witnesses, np.int64)
         self.is_witness = np.zeros(self.n, np.int64)
         self.is_witness[self.witnesses] = 1
+
+
+def _normalised(C, z: float):
+    """``C`` divided in place by the weights ``z`` of the pairs that have votes (if any)."""
+    if z > 0:
+        C *= np.float32(1.0 / z)
+    return C
 
 
 #: Most bands of rows the support of one merge is split into, the fewest pairs of
