@@ -5,7 +5,7 @@
 set -u
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl 2>/dev/null
 python3 -m pip install -q --no-index --no-deps --target /tmp/sim .whl/sim/*.whl 2>/dev/null
-date -u
+mkdir -p .data; date -u
 M='GTR{1.3/2.7/0.7/1.3/3.2/1.0}+F{0.29/0.21/0.22/0.28}+G4{0.55}'
 S='POW{1.55/40}'
 PYTHONPATH=/tmp/sim:/tmp/site:$PWD /usr/bin/time -f "simulate: elapsed %e s, peak RSS %M kB" python3 -m trimsa simulate .data/n100k \
