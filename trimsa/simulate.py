@@ -70,8 +70,8 @@ def require_piqtree():
     if not hasattr(piqtree, "simulate_alignment"):
         version = getattr(piqtree, "__version__", "?")
         raise BackendUnavailableError(
-            f"piqtree {version} has no AliSim (piqtree.simulate_alignment); simulation needs a "
-            f"newer piqtree, which needs Python >= 3.12: {where}")
+            f"piqtree {version} has no AliSim (piqtree.simulate_alignment); simulation needs "
+            f"piqtree >= 0.8.3, which needs Python >= 3.12: {where}")
     return piqtree
 
 
