@@ -939,6 +939,20 @@ def support_entries(s, mem_b, nbr_ptr, nbr, nbr_map, nbr_trust, w, is_witness, c
 
 
 @jit
+def row_spans(mem_a, pos, offsets, c0, c1):
+    """For each sequence of ``mem_a``, the residues ``x0[i] <= x < x1[i]`` it has in the
+    columns ``c0 <= c < c1`` (a sequence's columns grow along it)."""
+    x0 = np.empty(mem_a.size, np.int64)
+    x1 = np.empty(mem_a.size, np.int64)
+    for i in range(mem_a.size):
+        s = mem_a[i]
+        row = pos[offsets[s]:offsets[s + 1]]
+        x0[i] = np.searchsorted(row, c0)
+        x1[i] = np.searchsorted(row, c1)
+    return x0, x1
+
+
+@jit
 def consistency_scores(mem_a, pos, offsets, maps, probs, ptr, e_o1, e_o2, e_t, e_w, C, c0, c1):
     """Weighted support of the pairwise library for each pair of profile columns.
 
@@ -959,13 +973,11 @@ def consistency_scores(mem_a, pos, offsets, maps, probs, ptr, e_o1, e_o2, e_t, e
     of A, then its entries, then the partners of the entry.
     """
     kk = maps.shape[1]
+    span0, span1 = row_spans(mem_a, pos, offsets, c0, c1)
     for i in range(mem_a.size):
         s = mem_a[i]
         ps = offsets[s]
-        # the residues of s in the rows (a sequence's columns grow along it)
-        row = pos[ps:offsets[s + 1]]
-        x0 = np.searchsorted(row, c0)
-        x1 = np.searchsorted(row, c1)
+        x0, x1 = span0[i], span1[i]
         for e in range(ptr[i], ptr[i + 1]):
             o1 = e_o1[e]
             o2 = e_o2[e]
@@ -1093,13 +1105,12 @@ def separable_scores(mem_a, cls_a, mem_b, cls_b, pos, offsets, nbr_ptr, nbr, nbr
     ``z`` by ``z``."""
     kk = maps.shape[1]
     rows = c1 - c0
+    span0, span1 = row_spans(mem_a, pos, offsets, c0, c1)
     # direct votes
     for si in range(mem_a.size):
         s = mem_a[si]
         ps = offsets[s]
-        row = pos[ps:offsets[s + 1]]
-        x0 = np.searchsorted(row, c0)
-        x1 = np.searchsorted(row, c1)
+        x0, x1 = span0[si], span1[si]
         for ti in range(mem_b.size):
             t = mem_b[ti]
             o = _map_start(s, t, nbr_ptr, nbr, nbr_map)
@@ -1113,10 +1124,7 @@ def separable_scores(mem_a, cls_a, mem_b, cls_b, pos, offsets, nbr_ptr, nbr, nbr
                         break
                     C[cx, pos[pt + y]] += d * probs[o + x, q]
     # witness paths: A's half, bucketed by z, then its products with B's half
-    most = 0
-    for si in range(mem_a.size):
-        most += offsets[mem_a[si] + 1] - offsets[mem_a[si]]
-    most = min(most, mem_a.size * rows) * kk
+    most = (span1 - span0).sum() * kk
     raw_z = np.empty(most, np.int64)
     raw_k = np.empty(most, np.int64)
     raw_v = np.empty(most, np.float64)
@@ -1132,10 +1140,7 @@ def separable_scores(mem_a, cls_a, mem_b, cls_b, pos, offsets, nbr_ptr, nbr, nbr
                 continue
             o = _map_start(s, u, nbr_ptr, nbr, nbr_map)
             ps = offsets[s]
-            row = pos[ps:offsets[s + 1]]
-            x0 = np.searchsorted(row, c0)
-            x1 = np.searchsorted(row, c1)
-            for x in range(x0, x1):
+            for x in range(span0[si], span1[si]):
                 key = 2 * (pos[ps + x] - c0) + cls_a[si]
                 for q in range(kk):
                     z = maps[o + x, q]
