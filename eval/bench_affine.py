@@ -24,9 +24,10 @@ One command::
    (``_gpu_affine.align_triplets``) and of the API (with the rescoring of every
    alignment and the rows), next to score-only TCUPS of the same batch.
 5. Global tracebacks beyond ``_affine.CUBE_CELLS`` (L = 200..600): the divide and
-   conquer with its sweeps and cubes on the GPU must give the CPU's alignments (on an
-   eighth of the triplets); cells of the cube per second of the API on both
-   (``--only-dc``: this section alone, printed).
+   conquer with its splits and cubes on the GPU must give the CPU's alignments (on an
+   eighth of the triplets); cells of the cube per second of the API on both, and of
+   the GPU's score-only run of the same triplets (``--only-dc``: this section alone,
+   printed).
 6. CPU: affine and linear score rates on all cores, and the affine traceback
    rate (``align_triplets``), in cells per second.
 
@@ -224,9 +225,11 @@ def traceback_rates(rng, quick):
 
 
 DC_HEAD = ["", "## GPU tracebacks beyond the full cube (divide and conquer; semiglobal and "
-           "local: end and start sweeps first; DNA, affine -3/-1; cells of the cube per second)",
-           "", "| L | mode | triplets | GPU API | CPU API (all cores) | GPU/CPU | "
-           "triplets checked | different |", "|---:|---|---:|---:|---:|---:|---:|---:|"]
+           "local: end and start sweeps first; DNA, affine -3/-1; cells of the cube per second; "
+           "GPU score-only: the same triplets' scores, `score_triplets`)",
+           "", "| L | mode | triplets | GPU API | GPU score-only | traceback/score | "
+           "CPU API (all cores) | GPU/CPU | triplets checked | different |",
+           "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
 
 
 def dc_rates(rng, quick):
@@ -247,6 +250,8 @@ def dc_rates(rng, quick):
             return trimsa.align_triplets(seqs, part, scoring=aff, mode=mode, device=device)
 
         tg = timed(lambda: run(trip, "gpu"), 1)
+        ts = timed(lambda: trimsa.score_triplets(seqs, trip, scoring=aff, mode=mode,
+                                                 device="gpu"), 3)
         gpu = run(trip, "gpu")
         run(trip[:1], "cpu")   # compiled
         t0 = time.perf_counter()
@@ -255,8 +260,8 @@ def dc_rates(rng, quick):
         wrong = sum((g.rows, g.score) != (x.rows, x.score) for g, x in zip(gpu, cpu))
         bad += wrong
         cc = cells(seqs, trip[:max(2, T // 8)])
-        rows.append(f"| {L} | {mode} | {T} | {c / tg:.3e} | {cc / tc:.3e} | "
-                    f"{(c / tg) / (cc / tc):.1f} | {len(cpu)} | {wrong} |")
+        rows.append(f"| {L} | {mode} | {T} | {c / tg:.3e} | {c / ts:.3e} | {ts / tg:.2f} | "
+                    f"{cc / tc:.3e} | {(c / tg) / (cc / tc):.1f} | {len(cpu)} | {wrong} |")
     return rows, bad
 
 

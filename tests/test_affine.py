@@ -410,32 +410,73 @@ def test_batch_rescoring_is_the_sum_of_pairs_definition():
 # -- the divide and conquer with its sweeps and cubes on the GPU -----------------------
 
 @pytest.mark.gpu
-def test_gpu_sweeps_and_cubes_of_subproblems_equal_cpu(gpu_memory):
-    """The two kinds of request of ``_affine.global_steps``, with random start states,
-    closed faces and following states, answered on the GPU and on the CPU."""
+def test_gpu_sweeps_splits_and_cubes_of_subproblems_equal_cpu(gpu_memory):
+    """The requests of ``_affine.global_steps``, with random start states, closed faces
+    and following states, answered on the GPU and on the CPU: the sweeps' last layers,
+    the splits (the join of a forward and a reversed sweep) and the cubes."""
     from trimsa.triplet import _gpu_affine
 
     rng = np.random.default_rng(21)
     sc = Scoring.dna(gap_open=-3, gap_extend=-1)
-    sweeps, cubes = [], []
+    o, e = np.int32(-3), np.int32(-1)
+    sweeps, splits, cubes = [], [], []
     for _ in range(60):
-        x, y, z = (rng.integers(0, 15, int(rng.integers(1, 50))).astype(np.uint8)
-                   for _ in range(3))
+        x, x2, y, z = (rng.integers(0, 15, int(rng.integers(1, 50))).astype(np.uint8)
+                       for _ in range(4))
         init, forbid = int(rng.integers(0, _affine.NS)), int(rng.integers(0, 8))
+        r_out = int(rng.integers(0, _affine.NS))
         sweeps.append((x, y, z, init, forbid))
-        cubes.append((x, y, z, init, forbid, int(rng.integers(0, _affine.NS))))
-    gpu = _gpu_affine._last_states(sweeps, sc, 0.5)
-    for (x, y, z, init, forbid), F in zip(sweeps, gpu):
-        want = _affine.last_states(x, y, z, sc.table, np.int32(-3), np.int32(-1), init, forbid)
-        assert np.array_equal(F, want)
+        splits.append(((x, y, z, init, forbid), (x2, y[::-1].copy(), z[::-1].copy(), r_out, 0)))
+        cubes.append((x, y, z, init, forbid, r_out))
+    got = [None] * len(sweeps)
+
+    def fetch(lo, hi, d_last, last_off, plens):
+        flat = d_last.get()
+        for q in range(hi - lo):
+            got[lo + q] = flat[last_off[q]:last_off[q + 1]].reshape(int(plens[q, 1]) + 1,
+                                                                   int(plens[q, 2]) + 1, 13)
+
+    _gpu_affine._sweep_states(sweeps, sc, 0.5, fetch)
+    for (x, y, z, init, forbid), F in zip(sweeps, got):
+        assert np.array_equal(F, _affine.last_states(x, y, z, sc.table, o, e, init, forbid))
+    joins = _gpu_affine._splits(splits, sc, 0.5)
+    assert joins == [_affine.cpu_answer("split", pair, sc.table, -3, -1) for pair in splits]
     for (x, y, z, init, forbid, r_out), (value, moves, es) in zip(
             cubes, _gpu_affine._traced_cubes(cubes, sc, 0.5)):
-        v, _, mv, e, n = _affine.align_cube(x, y, z, sc.table, np.int32(-3), np.int32(-1), 0,
-                                            init, forbid,
-                                            _affine.bonus_table(-3)[:, r_out].astype(np.int64))
+        v, _, mv, e_, n = _affine.align_cube(x, y, z, sc.table, o, e, 0, init, forbid,
+                                             _affine.bonus_table(-3)[:, r_out].astype(np.int64))
         if n < 0:   # no path from that start state (every face closed): nothing to compare
             continue
-        assert (value, es) == (int(v), int(e)) and np.array_equal(moves, mv)
+        assert (value, es) == (int(v), int(e_)) and np.array_equal(moves, mv)
+
+
+@pytest.mark.gpu
+def test_gpu_joins_equal_cpu_on_ties_and_unreachable_states(gpu_memory):
+    """``affine_join`` against ``_affine.best_join`` on random last layers whose values
+    tie often (a few distinct values), with states in F at NEG / 2 and next to it (at or
+    below it a state is skipped), and one F with none left."""
+    import cupy
+
+    from trimsa.triplet import _gpu_affine
+
+    rng = np.random.default_rng(5)
+    pairs = []
+    for p in range(40):
+        lb, lc = (int(v) for v in rng.integers(0, 40, 2))
+        F, R = (rng.integers(-3, 4, (lb + 1, lc + 1, 13)).astype(np.int32) for _ in range(2))
+        F[rng.random(F.shape) < 0.3] = _affine.NEG // 2 + int(rng.integers(-1, 2))
+        if p == 0:
+            F[:] = _affine.NEG
+        pairs.append((lb, lc, F, R))
+    flat = np.concatenate([a.ravel() for _, _, F, R in pairs for a in (F, R)])
+    sizes = [a.size for _, _, F, R in pairs for a in (F, R)]
+    last_off = np.concatenate([[0], np.cumsum(sizes)])
+    for gap_open in (-3, -8):
+        got = _gpu_affine._joins(cupy.asarray(flat), last_off, [p[:2] for p in pairs], gap_open)
+        want = [tuple(int(v) for v in _affine.best_join(F, R, _affine.bonus_table(gap_open)))
+                for _, _, F, R in pairs]
+        assert got == want
+    assert want[0] == (np.iinfo(np.int64).min, 0, 0, 0, 0)
 
 
 @pytest.mark.parametrize("mode", [0, 1, 2])

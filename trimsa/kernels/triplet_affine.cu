@@ -535,3 +535,85 @@ extern "C" __global__ void affine_trace_band(const unsigned long long* __restric
     if (count >= 0 && s != 0) count = -1;
     res[4 * t] = count;
 }
+
+// The join of a split of the divide and conquer (_affine.best_join), one block per split
+// at a time: split p has the forward sweep's last layer F (item 2 p of last / last_off)
+// and the reversed sweep's R (item 2 p + 1), both (lb + 1, lc + 1, 13) with dims[2 p..]
+// = lb, lc. out[2 p] = the best F[j, k, s] + R[lb - j, lc - k, r] + bonus[s, r] over the
+// states s with F above NEG / 2, out[2 p + 1] = its index ((j (lc + 1) + k) 13 + s) 13 +
+// r, the lowest on ties (the CPU's first in (j, k, s, r) order); no candidate: the
+// lowest 64-bit value and index -1.
+#define JOIN_THREADS 256
+extern "C" __global__ void __launch_bounds__(JOIN_THREADS)
+affine_join(const int* __restrict__ last, const long long* __restrict__ last_off,
+            const int* __restrict__ dims, const int* __restrict__ bonus, int n,
+            long long* __restrict__ out)
+{
+    __shared__ int bs[NSTATE * NSTATE];
+    __shared__ long long wv[JOIN_THREADS / 32], wi[JOIN_THREADS / 32];
+    for (int x = threadIdx.x; x < NSTATE * NSTATE; x += blockDim.x) bs[x] = bonus[x];
+    __syncthreads();
+    const long long LOWEST = (long long)(-0x7fffffffffffffffll - 1);
+    for (int p = blockIdx.x; p < n; p += gridDim.x) {
+        const int lb = dims[2 * p], lc = dims[2 * p + 1];
+        const int* F = last + last_off[2 * p];
+        const int* R = last + last_off[2 * p + 1];
+        const long long cells = (long long)(lb + 1) * (lc + 1);
+        long long bv = LOWEST, bi = 0x7fffffffffffffffll;
+        for (long long c = threadIdx.x; c < cells; c += blockDim.x) {
+            const int j = (int)(c / (lc + 1)), k = (int)(c % (lc + 1));
+            const int* f = F + c * NSTATE;
+            const int* rr = R + ((long long)(lb - j) * (lc + 1) + (lc - k)) * NSTATE;
+            int r[NSTATE];
+#pragma unroll
+            for (int q = 0; q < NSTATE; ++q) r[q] = rr[q];
+            for (int s = 0; s < NSTATE; ++s) {
+                const int fs = f[s];
+                if (fs <= NEG / 2) continue;
+                // the best r: the first q of the highest R + bonus (32 bits hold both)
+                int rb = r[0] + bs[s * NSTATE], rq = 0;
+#pragma unroll
+                for (int q = 1; q < NSTATE; ++q) {
+                    const int x = r[q] + bs[s * NSTATE + q];
+                    if (x > rb) {
+                        rb = x;
+                        rq = q;
+                    }
+                }
+                // this thread's indices only grow: a strict > keeps the first
+                const long long v = (long long)fs + rb;
+                if (v > bv) {
+                    bv = v;
+                    bi = (c * NSTATE + s) * NSTATE + rq;
+                }
+            }
+        }
+        // the block's best: the highest value, then the lowest index
+#pragma unroll
+        for (int d = 16; d > 0; d >>= 1) {
+            const long long ov = __shfl_xor_sync(TRIMSA_FULL, bv, d);
+            const long long oi = __shfl_xor_sync(TRIMSA_FULL, bi, d);
+            if (ov > bv || (ov == bv && oi < bi)) {
+                bv = ov;
+                bi = oi;
+            }
+        }
+        const int warp = threadIdx.x >> 5;
+        if ((threadIdx.x & 31) == 0) {
+            wv[warp] = bv;
+            wi[warp] = bi;
+        }
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            for (int w = 1; w < JOIN_THREADS / 32; ++w) {
+                if (wv[w] > bv || (wv[w] == bv && wi[w] < bi)) {
+                    bv = wv[w];
+                    bi = wi[w];
+                }
+            }
+            out[2 * p] = bv;
+            out[2 * p + 1] = bv == LOWEST ? -1 : bi;
+        }
+        __syncthreads();
+    }
+}

@@ -710,26 +710,25 @@ def global_steps(a, b, c, o, e, s_in=FRESH, r_out=FRESH, forbid=0):
 
     It yields ``("cube", (a, b, c, s_in, forbid, r_out))`` for a cube traced in full,
     to be answered with ``(value, moves, final state)`` (:func:`align_cube` with the
-    bonus of ``r_out``), and ``("states", (fwd, rev))`` for a split, each sweep
-    ``(x, y, z, init, forbid)``, to be answered with their last layers' states
-    (:func:`last_states`); it returns ``(moves, final state, optimum)``. The CPU
-    (:func:`global_moves`) and the GPU (``_gpu_affine.align_global``) answer the same
-    requests, so they return the same alignments.
+    bonus of ``r_out``), and ``("split", (fwd, rev))`` for a split, each sweep
+    ``(x, y, z, init, forbid)``, to be answered with ``(value, j, k, s, r)``, the
+    :func:`best_join` of their last layers' states (:func:`last_states`); it returns
+    ``(moves, final state, optimum)``. The CPU (:func:`global_moves`) and the GPU
+    (``_gpu_affine.align_global``, which joins the states where it computed them) answer
+    the same requests, so they return the same alignments.
     """
     la, lb, lc = len(a), len(b), len(c)
     if (la + 1) * (lb + 1) * (lc + 1) <= CUBE_CELLS or max(la, lb, lc) <= 1:
         value, moves, es = yield "cube", (a, b, c, s_in, forbid, r_out)
         return moves, int(es), int(value)
-    bonus = bonus_table(o)
     order = np.argsort([-la, -lb, -lc], kind="stable")
     fwd, back = _frame(order)
     x, y, z = ((a, b, c)[q] for q in order)
     fb = sum(1 << d for d in range(3) if forbid >> int(order[d]) & 1)
     mid = len(x) // 2
-    F, R = yield "states", ((x[:mid], y, z, int(fwd[s_in]), fb),
-                            (x[mid:][::-1].copy(), y[::-1].copy(), z[::-1].copy(),
-                             int(fwd[r_out]), 0))
-    value, j, k, s, r = best_join(F, R, bonus)
+    value, j, k, s, r = yield "split", ((x[:mid], y, z, int(fwd[s_in]), fb),
+                                        (x[mid:][::-1].copy(), y[::-1].copy(), z[::-1].copy(),
+                                         int(fwd[r_out]), 0))
     left, x1, _ = yield from global_steps(x[:mid], y[:j], z[:k], o, e, int(fwd[s_in]), int(r),
                                           fb)
     fr = (2 if fb & 2 and j == 0 else 0) | (4 if fb & 4 and k == 0 else 0)
@@ -779,8 +778,8 @@ def global_moves(a, b, c, sub, o, e, s_in=FRESH, r_out=FRESH, forbid=0):
 
 def cpu_answer(kind, args, sub, o, e):
     """A request of :func:`global_steps` answered on the CPU: a ``"cube"`` by
-    :func:`align_cube` (``(value, moves, final state)``), ``"states"`` by
-    :func:`last_states` of each of its sweeps."""
+    :func:`align_cube` (``(value, moves, final state)``), a ``"split"`` by
+    :func:`best_join` of :func:`last_states` of its two sweeps."""
     o32, e32 = np.int32(o), np.int32(e)
     if kind == "cube":
         a, b, c, s_in, forbid, r_out = args
@@ -789,7 +788,8 @@ def cpu_answer(kind, args, sub, o, e):
         if n < 0:
             raise AssertionError("internal error: affine traceback left the optimal path")
         return value, moves, es
-    return tuple(last_states(x, y, z, sub, o32, e32, init, fb) for x, y, z, init, fb in args)
+    F, R = (last_states(x, y, z, sub, o32, e32, init, fb) for x, y, z, init, fb in args)
+    return tuple(int(v) for v in best_join(F, R, bonus_table(o)))
 
 
 def align(a, b, c, sub, o, e, mode):

@@ -42,19 +42,33 @@ _NAMES = {"score": f"affine_score<{TJ}, false, false, false>",
           "subtrace": f"affine_score<{TJ}, true, false, true>"}
 
 
+#: Everything the module is compiled with (one compilation, one on-disk cache entry).
+_MODULE_NAMES = tuple(_NAMES.values()) + ("affine_trace", "affine_trace_band", "affine_join")
+
+
+#: Threads per block of ``affine_join`` (the kernel's JOIN_THREADS).
+JOIN_THREADS = 256
+
+
+def _module(dev: int | None = None):
+    """The compiled kernel module for device ``dev`` (default: the current one)."""
+    import cupy
+
+    from .. import kernels
+
+    return kernels.module(KERNEL, _MODULE_NAMES,
+                          device=cupy.cuda.Device().id if dev is None else dev)
+
+
 def _function(kind: str = "score"):
     """``(kernel, resident warps, trace kernel)`` of the score kernel's instantiation
     ``kind`` (:data:`_NAMES`) and of the traceback that follows its pointer words."""
     import cupy
 
-    from .. import kernels
-
     dev = cupy.cuda.Device().id
     key = (dev, TJ, kind)
     if key not in _FUNCTIONS:
-        mod = kernels.module(KERNEL, tuple(_NAMES.values()) + ("affine_trace",
-                                                               "affine_trace_band"),
-                             device=dev)
+        mod = _module(dev)
         fn = mod.get_function(_NAMES[kind])
         regs = max(1, int(fn.num_regs))
         threads = 32 * WARPS_PER_BLOCK
@@ -414,9 +428,13 @@ def _pack(parts):
             trip, lengths[trip])
 
 
-def _last_states(sweeps, sc, mem_fraction):
+def _sweep_states(sweeps, sc, mem_fraction, use, group: int = 1):
     """``_affine.last_states`` of every sweep ``(x, y, z, init, forbid)`` (global) on the
-    GPU: ``(len(y) + 1, len(z) + 1, 13)`` int32 arrays, bit for bit the CPU's."""
+    GPU, in batches that fit the memory share and hold whole groups of ``group``
+    consecutive sweeps, each handed to ``use(lo, hi, d_last, last_off, plens)`` before
+    its memory is freed: the states of sweep ``lo + q`` (``(len(y) + 1, len(z) + 1,
+    13)`` int32) are ``d_last[last_off[q]:last_off[q + 1]]`` on the device, bit for bit
+    the CPU's."""
     import cupy
 
     K = _check_alphabet(sc)
@@ -425,17 +443,18 @@ def _last_states(sweeps, sc, mem_fraction):
     lens = np.array([[len(w[0]), len(w[1]), len(w[2])] for w in sweeps], dtype=np.int64)
     size = (lens[:, 1] + 1) * (lens[:, 2] + 1) * 13
     per_warp = warp_bytes(int(lens[:, 0].max()), int(lens[:, 2].max()))
-    free = _free_bytes()
-    budget = int(free * mem_fraction)
+    budget = int(_free_bytes() * mem_fraction)
+    need = (4 * size + 64).reshape(-1, group).sum(axis=1)
 
     def too_large(q):
+        q *= group
         return MemoryError(f"an affine GPU sweep of lengths {tuple(int(x) for x in lens[q])} "
-                           f"needs {4 * int(size[q]) + per_warp} bytes of device memory, "
-                           f"more than {budget} bytes")
+                           f"needs {int(need[q // group]) + group * per_warp} bytes of device "
+                           f"memory, more than {budget} bytes")
 
-    out = []
-    for lo, hi in _batches([4 * int(x) + 64 for x in size], per_warp, resident_warps, budget,
-                           too_large):
+    for glo, ghi in _batches([int(x) for x in need], group * per_warp, resident_warps, budget,
+                             too_large):
+        lo, hi = glo * group, ghi * group
         part = sweeps[lo:hi]
         d_codes, d_off, trip, plens = _pack([a for w in part for a in w[:3]])
         last_off = np.zeros(hi - lo + 1, dtype=np.int64)
@@ -446,11 +465,53 @@ def _last_states(sweeps, sc, mem_fraction):
         _launch(fn, resident_warps, hi - lo, d_codes, d_off, cupy.asarray(trip), d_sub, K, sc, 0,
                 jface_words(la, lc), (la + 1) * (TJ + 1) * FACE_WORDS,
                 sub=(cupy.asarray(sub_if), d_last, cupy.asarray(last_off)))
-        got = cupy.asnumpy(d_last)
-        for q in range(hi - lo):
-            out.append(got[last_off[q]:last_off[q + 1]].reshape(int(plens[q, 1]) + 1,
-                                                                int(plens[q, 2]) + 1, 13))
+        use(lo, hi, d_last, last_off, plens)
+        del d_last
         cupy.get_default_memory_pool().free_all_blocks()
+
+
+def _splits(splits, sc, mem_fraction):
+    """The ``"split"`` requests of ``_affine.global_steps`` (``(forward sweep, reversed
+    sweep)``) on the GPU: both sweeps' last layers by the states kernel and their join
+    (:func:`_joins`) on the device, so that only the answers come back:
+    ``(value, j, k, s, r)`` each, bit for bit ``_affine.best_join`` of the CPU's
+    ``_affine.last_states``."""
+    out = []
+
+    def join(lo, hi, d_last, last_off, plens):
+        out.extend(_joins(d_last, last_off, plens[0::2, 1:], int(sc.gap_open)))
+
+    _sweep_states([w for pair in splits for w in pair], sc, mem_fraction, join, group=2)
+    return out
+
+
+def _joins(d_last, last_off, dims, gap_open: int) -> list:
+    """``_affine.best_join(F, R, bonus_table(gap_open))`` of ``n`` pairs of last layers on
+    the device (``affine_join``): pair ``p`` is ``F`` = item ``2 p`` and ``R`` = item
+    ``2 p + 1`` of ``d_last`` (int32, items at ``last_off``), both ``(lb + 1, lc + 1, 13)``
+    with ``dims[p] = (lb, lc)``. ``[(value, j, k, s, r)]``, ties as the CPU's."""
+    import cupy
+
+    from . import _affine
+
+    dims = np.ascontiguousarray(dims, dtype=np.int32)
+    n = dims.shape[0]
+    if n == 0:
+        return []
+    d_res = cupy.empty(2 * n, dtype=np.int64)
+    _module().get_function("affine_join")(
+        (min(n, 4096),), (JOIN_THREADS,),
+        (d_last, cupy.asarray(np.asarray(last_off, dtype=np.int64)), cupy.asarray(dims),
+         cupy.asarray(_affine.bonus_table(gap_open).astype(np.int32)), np.int32(n), d_res))
+    out = []
+    for (value, idx), (lb, lc) in zip(cupy.asnumpy(d_res).reshape(n, 2).tolist(),
+                                       dims.tolist()):
+        if idx < 0:   # no state of F above NEG / 2: the CPU's lowest value and zeros
+            out.append((int(value), 0, 0, 0, 0))
+            continue
+        cell = idx // (_affine.NS * _affine.NS)
+        out.append((int(value), cell // (lc + 1), cell % (lc + 1),
+                    idx // _affine.NS % _affine.NS, idx % _affine.NS))
     return out
 
 
@@ -587,12 +648,12 @@ def end_and_start(triplets, sc, m: int, *, mem_fraction: float = MEM_FRACTION) -
 
 def align_global(triplets, sc, *, forbid=None, mem_fraction: float = MEM_FRACTION) -> list:
     """Optimal global alignments of ``triplets`` (``(a, b, c)`` code arrays, any size)
-    by the divide and conquer of ``_affine.global_steps``, its sweeps and its cubes on
-    the GPU, all the triplets' requests of a round in one batch: ``[(moves, score)]``,
-    bit for bit ``_affine.global_moves`` (with each triplet's ``forbid``, the faces its
-    path may not touch after its start: the cores of semiglobal and local alignments;
-    default none). Sweeps or cubes with an empty sequence are done on the CPU (the
-    kernels take sequences of one residue or more)."""
+    by the divide and conquer of ``_affine.global_steps``, its splits (both sweeps and
+    their join) and its cubes on the GPU, all the triplets' requests of a round in one
+    batch: ``[(moves, score)]``, bit for bit ``_affine.global_moves`` (with each
+    triplet's ``forbid``, the faces its path may not touch after its start: the cores of
+    semiglobal and local alignments; default none). Splits or cubes with an empty
+    sequence are done on the CPU (the kernels take sequences of one residue or more)."""
     from . import _affine
 
     o, e = int(sc.gap_open), int(sc.gap_extend)
@@ -608,7 +669,7 @@ def align_global(triplets, sc, *, forbid=None, mem_fraction: float = MEM_FRACTIO
     while pending:
         answers = {}
         cubes = [(q, r[1]) for q, r in pending.items() if r[0] == "cube"]
-        sweeps = [(q, r[1]) for q, r in pending.items() if r[0] == "states"]
+        splits = [(q, r[1]) for q, r in pending.items() if r[0] == "split"]
         for q, a in cubes:
             if empty(a):
                 answers[q] = _affine.cpu_answer("cube", a, sc.table, o, e)
@@ -616,15 +677,13 @@ def align_global(triplets, sc, *, forbid=None, mem_fraction: float = MEM_FRACTIO
         if gpu_cubes:
             got = _traced_cubes([a for _, a in gpu_cubes], sc, mem_fraction)
             answers.update(zip([q for q, _ in gpu_cubes], got))
-        flat = [w for _, pair in sweeps for w in pair]
-        states = [_affine.cpu_answer("states", [w], sc.table, o, e)[0] if empty(w) else None
-                  for w in flat]
-        on_gpu = [i for i, w in enumerate(flat) if not empty(w)]
-        if on_gpu:
-            for i, F in zip(on_gpu, _last_states([flat[i] for i in on_gpu], sc, mem_fraction)):
-                states[i] = F
-        for n_, (q, _) in enumerate(sweeps):
-            answers[q] = (states[2 * n_], states[2 * n_ + 1])
+        for q, pair in splits:
+            if empty(pair[0]) or empty(pair[1]):
+                answers[q] = _affine.cpu_answer("split", pair, sc.table, o, e)
+        gpu_splits = [(q, pair) for q, pair in splits if q not in answers]
+        if gpu_splits:
+            got = _splits([pair for _, pair in gpu_splits], sc, mem_fraction)
+            answers.update(zip([q for q, _ in gpu_splits], got))
         for q, ans in answers.items():
             try:
                 pending[q] = gens[q].send(ans)
