@@ -11,5 +11,5 @@ for v in base new; do
 done
 export PYTHONPATH=/tmp/site:$TOP
 python3 -m pytest -q -m gpu -p no:cacheprovider tests/test_affine.py 2>&1 | tail -3
-for L in 300 600; do python3 eval/experiments/2026-11-27-fresh-machine/dc_profile.py $L 2>&1 | head -60; done
+for L in 300 600; do python3 eval/experiments/2026-11-27-dc-join/dc_profile.py $L 2>&1 | head -60; done
 date -u

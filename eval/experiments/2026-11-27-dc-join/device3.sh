@@ -4,7 +4,7 @@
 date -u; nvidia-smi --query-gpu=name --format=csv,noheader
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl 2>/dev/null
 export PYTHONPATH=/tmp/site:$PWD
-python3 eval/experiments/2026-11-27-fresh-machine/cube_cells.py
+python3 eval/experiments/2026-11-27-dc-join/cube_cells.py
 date -u
 python3 -m pytest -q -m gpu -n 8 -p no:cacheprovider tests/ 2>&1 | tail -4
 date -u
