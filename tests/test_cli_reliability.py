@@ -37,6 +37,7 @@ def ws(tmp_path):
         "nonascii.fa": ">a\n\u00c4CGT\n>b\nACGA\n>c\nACGG\n".encode(),
         "badchar.fa": b">a\nACGT\n>b\nAC!A\n>c\nACGG\n",
         "digits.fa": b">a\nAC1T\n>b\nACGA\n>c\nACGG\n",
+        "gapped.fa": b">a\nACG--TACGT\n>b\nACGTTCGT\n>c\nAC-GTCGA\n",
         "one.fa": b">a\nACGT\n",
         "two.fa": b">a\nACGT\n>b\nACGA\n",
         "four.fa": OK.encode(),
@@ -84,6 +85,10 @@ CASES = [
                  id="run-non-ascii-residue"),
     pytest.param(["run", _i("badchar.fa")], "", id="run-bad-character"),
     pytest.param(["run", _i("digits.fa")], "", id="run-digit-in-sequence"),
+    pytest.param(["run", _i("gapped.fa")],
+                 "in/gapped.fa: invalid character '-' in sequence 'a' at position 4 for the dna "
+                 "alphabet (trimsa expects unaligned sequences: remove gaps first)",
+                 id="run-aligned-dna"),
     pytest.param(["run", _i("badgz.fa.gz")], "corrupt gzip stream", id="run-corrupt-gzip"),
     pytest.param(["run", _i("truncgz.fa.gz")], "corrupt gzip stream", id="run-truncated-gzip"),
     pytest.param(["run", _i("binary.fa")], "", id="run-binary-input"),

@@ -115,7 +115,8 @@ def guess(sequences) -> Alphabet:
 
     A DNA-like file with a few stray letters is thus read as DNA, and the stray
     letters are then reported as errors, rather than silently switching to
-    protein; so is DNA with many ambiguity codes. Protein has letters no nucleotide
+    protein; so is DNA with many ambiguity codes. Gap characters (``-``, ``.``)
+    are not counted, so an aligned DNA file is read as DNA and its gaps reported. Protein has letters no nucleotide
     code uses (E, F, I, L, P, Q) and far fewer A, C, G, T and N.
 
     >>> guess(["ACGTRYKMACGTNNAC"]).name, guess(["MKVLHEEWACGT"]).name
@@ -125,7 +126,7 @@ def guess(sequences) -> Alphabet:
     nuc = 0
     letters = set()
     for s in sequences:
-        u = s.upper()
+        u = s.upper().replace("-", "").replace(".", "")
         total += len(u)
         nuc += sum(u.count(c) for c in _DNA_LETTERS)
         letters.update(u)
