@@ -232,6 +232,17 @@ def test_banded_kernels_and_triplet_distances_still_need_linear_gaps():
 
 # -- GPU: bit-identical to the CPU -------------------------------------------------
 
+@pytest.fixture(params=["never", "always"])
+def split(request, monkeypatch):
+    """The GPU score and state sweeps with one warp per triplet, and with split
+    triplets (one warp per strip of rows, the strips of a triplet waiting on each
+    other)."""
+    from trimsa.triplet import _gpu_affine
+
+    monkeypatch.setattr(_gpu_affine, "SPLIT", request.param)
+    return request.param
+
+
 def _affine_cpu(seqs, trip, mode, sc):
     out = np.empty(len(trip), dtype=np.int64)
     _affine.score_batch(seqs.codes, seqs.offsets, np.asarray(trip, np.int32), sc.table,
@@ -242,6 +253,7 @@ def _affine_cpu(seqs, trip, mode, sc):
 @pytest.mark.gpu
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("lengths", [(1, 40), (30, 90), (60, 200)], ids=["short", "mid", "long"])
+@pytest.mark.usefixtures("split")
 def test_gpu_affine_scores_equal_cpu(mode, lengths):
     from trimsa import alphabet
     from tests.fakes import random_set
@@ -257,6 +269,7 @@ def test_gpu_affine_scores_equal_cpu(mode, lengths):
 
 
 @pytest.mark.gpu
+@pytest.mark.usefixtures("split")
 def test_gpu_affine_protein_and_unusual_tables():
     from trimsa import alphabet
     from tests.fakes import random_set
@@ -310,6 +323,7 @@ def _random_strings(rng, lengths, letters):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("mode", MODES)
+@pytest.mark.usefixtures("split")
 def test_gpu_affine_alignments_equal_cpu(mode, monkeypatch):
     from trimsa.io import as_sequence_set
 
@@ -410,6 +424,7 @@ def test_batch_rescoring_is_the_sum_of_pairs_definition():
 # -- the divide and conquer with its sweeps and cubes on the GPU -----------------------
 
 @pytest.mark.gpu
+@pytest.mark.usefixtures("split")
 def test_gpu_sweeps_splits_and_cubes_of_subproblems_equal_cpu(gpu_memory):
     """The requests of ``_affine.global_steps``, with random start states, closed faces
     and following states, answered on the GPU and on the CPU: the sweeps' last layers,
@@ -505,6 +520,7 @@ def test_cores_of_large_triplets_give_the_cpu_alignment(mode, monkeypatch):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("gaps", [(-3, -1), (-8, -1), (-1, -2)])
+@pytest.mark.usefixtures("split")
 def test_gpu_end_and_start_sweeps_equal_cpu(gaps, gpu_memory):
     """The GPU's sweeps that find where semiglobal and local alignments end and start
     give the CPU's score and cells (ties included), for random lengths 0..60 (empty
@@ -527,6 +543,7 @@ def test_gpu_end_and_start_sweeps_equal_cpu(gaps, gpu_memory):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("mode", ["semiglobal", "local"])
+@pytest.mark.usefixtures("split")
 def test_gpu_semiglobal_and_local_tracebacks_beyond_the_full_cube_equal_cpu(mode, gpu_memory):
     """Semiglobal and local cubes beyond ``CUBE_CELLS``: the end and start sweeps and the
     core's divide and conquer on the GPU; the CPU's alignments."""
@@ -544,6 +561,7 @@ def test_gpu_semiglobal_and_local_tracebacks_beyond_the_full_cube_equal_cpu(mode
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("gaps", [(-3, -1), (-8, -1), (-1, -2)])
+@pytest.mark.usefixtures("split")
 def test_gpu_global_tracebacks_beyond_the_full_cube_equal_cpu(gaps, gpu_memory):
     """Cubes beyond ``CUBE_CELLS`` (here 3 x 170 .. 260 residues) on the GPU: the CPU's
     divide and conquer, row for row."""

@@ -10,7 +10,8 @@
 //   T  of (i-1, j-1, k-1)   Gc of (i-1, j-1, k)   Gb of (i-1, j, k-1)
 //   Ga of (i, j-1, k-1)     Fa of (i-1, j, k)     Fb of (i, j-1, k)   Fc of (i, j, k-1).
 //
-// Layout. One warp scores one triplet at a time (A: layers i, B: rows j,
+// Layout. One warp scores one triplet at a time, or one strip of it (SPLIT, see
+// affine_score) (A: layers i, B: rows j,
 // C: columns k). The (j, k) plane is cut into strips of TJ rows; a strip is
 // swept in chunks of 32 columns, lane q owning column k0 + q and the strip's
 // TJ cells of it, through every layer. Lane q works one layer behind lane
@@ -83,6 +84,37 @@ __device__ __forceinline__ long long trace_index(int i, int j, int k, int la, in
 // Words per (i, k) of jface and per (i, row) of kface.
 #define FW 6
 
+// Progress flags of the strips of a split triplet (see affine_score): a strip publishes
+// how many of its chunks are done; the strip below waits for the chunk it needs.
+__device__ __forceinline__ int load_acquire(const int* p) {
+    int v;
+    asm volatile("ld.acquire.gpu.global.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ void store_release(int* p, int v) {
+    asm volatile("st.release.gpu.global.b32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
+}
+// a row-buffer word (split triplets: from L2, since another SM may have written it)
+template <bool SPLIT>
+__device__ __forceinline__ int row_load(const int* p) {
+    if constexpr (SPLIT) return __ldcg(p);
+    else return *p;
+}
+// every lane's writes so far are visible before lane 0 stores v
+__device__ __forceinline__ void publish(int* p, int v, int lane) {
+    __threadfence();
+    __syncwarp();
+    if (lane == 0) store_release(p, v);
+}
+// lane 0 waits until *p >= v; then every lane sees what was written before it was stored
+__device__ __forceinline__ void await(const int* p, int v, int lane) {
+    if (lane == 0) {
+        while (load_acquire(p) < v) __nanosleep(64);
+    }
+    __syncwarp();
+    __threadfence();
+}
+
 // With TRACE, every cell's pointer word goes to ptr + ptr_off[item], laid out
 // by chunk of 32 columns, row j, wavefront step t and lane (trace_index), so
 // that the 32 lanes of a step write one contiguous run; where[item] receives
@@ -104,6 +136,21 @@ __device__ __forceinline__ long long trace_index(int i, int j, int k, int la, in
 // (exports other than T closed; the reversed sweep that finds where a semiglobal or
 // local alignment starts). With `where`, SUB sweeps also report the cell of the best
 // score (the lowest index on ties, as with TRACE).
+// Split triplets (SPLIT, with unit_off): a work unit is then one strip of TJ rows of a
+// triplet, not the whole triplet, so that a batch of fewer triplets than resident warps
+// still fills the GPU. Triplet t has the units unit_off[t] .. unit_off[t + 1] - 1
+// (strip s = unit - unit_off[t], rows s TJ .. s TJ + TJ - 1); the warps take them in
+// the order unit_order, where each strip comes after the one above it (the host
+// deals them round the triplets: strip 0 of each, then strip 1, ..., since a triplet
+// of C chunks keeps at most C of its strips busy at once). Strip s
+// reads the last row of strip s - 1 from its triplet's jface slot 2 t + (s - 1) % 2 and
+// writes its own to slot 2 t + s % 2; before chunk c it waits until strip s - 1 has
+// published prog[unit - 1] >= c + 1. A strip only waits on a unit taken before its own,
+// by a warp that is running, so the waits end. Two slots suffice: strip s + 2 writes
+// chunk c of a slot only after strip s + 1, its reader, is done with chunk c. Each strip
+// stores its best (and cell) in part_best / part_idx[unit] before it publishes its last
+// chunk, and the triplet's last strip, which ends last, reduces them into out / where.
+// jface then holds 2 n slots of jface_words, not one per warp.
 __device__ __forceinline__ int first_at_least(const int* b, int w, int la, int v) {
     // the first layer i with b[4 i + w] >= v (la + 1 when none)
     int lo = 0, hi = la + 1;
@@ -132,8 +179,8 @@ __device__ __forceinline__ void tile_layers(const int* b, int la, int j0, int k0
 // 2: j = 0, 4: k = 0) are closed after it (as _affine's init and forbid). Without
 // TRACE the states of every cell of the last layer go to lastbuf + last_off[item] +
 // (j (lc + 1) + k) 13 (_affine.last_states); with TRACE the far corner's 13 states.
-template <int TJ, bool TRACE, bool BAND, bool SUB>
-__global__ void __launch_bounds__(128)
+template <int TJ, bool TRACE, bool BAND, bool SUB, bool SPLIT>
+__global__ void __launch_bounds__(128, SPLIT ? 4 : 0)
 affine_score(const unsigned char* __restrict__ codes,
              const long long* __restrict__ offsets,
              const int* __restrict__ trip,     // (n, 3): A, B, C sequence indices
@@ -152,22 +199,49 @@ affine_score(const unsigned char* __restrict__ codes,
              const long long* __restrict__ lay_off,
              const int* __restrict__ sub_if,
              int* __restrict__ lastbuf,
-             const long long* __restrict__ last_off)
+             const long long* __restrict__ last_off,
+             int units,
+             const long long* __restrict__ unit_off,
+             const int* __restrict__ unit_order,
+             int* __restrict__ prog,
+             int* __restrict__ part_best,
+             long long* __restrict__ part_idx)
 {
     __shared__ int sub_s[32 * 32];
     for (int x = threadIdx.x; x < KP * KP; x += blockDim.x) sub_s[(x / KP) * 32 + x % KP] = subtab[x];
     __syncthreads();
     const int lane = threadIdx.x & 31;
     const int gwarp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    int* jf = jface + (long long)gwarp * jface_words;
+    constexpr bool split = SPLIT;
     int* kf = kface + (long long)gwarp * kface_words;
     const int e2 = 2 * ge;
 
     for (;;) {
-        int item = 0;
-        if (lane == 0) item = atomicAdd(next_item, 1);
-        item = __shfl_sync(TRIMSA_FULL, item, 0);
-        if (item >= n) break;
+        int unit = 0;
+        if (lane == 0) unit = atomicAdd(next_item, 1);
+        unit = __shfl_sync(TRIMSA_FULL, unit, 0);
+        if (unit >= units) break;
+        int item = unit, strip = 0;
+        if (split) {
+            unit = unit_order[unit];
+            if (lane == 0) {   // the triplet t with unit_off[t] <= unit < unit_off[t + 1]
+                int lo = 0, hi = n;
+                while (hi - lo > 1) {
+                    const int mid = (lo + hi) >> 1;
+                    if (unit_off[mid] <= unit) lo = mid; else hi = mid;
+                }
+                item = lo;
+            }
+            item = __shfl_sync(TRIMSA_FULL, item, 0);
+            strip = unit - (int)unit_off[item];
+        }
+        // the row buffer read (the strip above's last row) and written (this strip's)
+        const int* jrd = jface + (long long)gwarp * jface_words;
+        int* jwr = jface + (long long)gwarp * jface_words;
+        if (split) {
+            jrd = jface + (2 * (long long)item + ((strip + 1) & 1)) * jface_words;
+            jwr = jface + (2 * (long long)item + (strip & 1)) * jface_words;
+        }
         const int ia = trip[3 * item], ib = trip[3 * item + 1], ic = trip[3 * item + 2];
         const unsigned char* a = codes + offsets[ia];
         const unsigned char* b = codes + offsets[ib];
@@ -188,8 +262,13 @@ affine_score(const unsigned char* __restrict__ codes,
         int* last = (SUB && lastbuf != nullptr) ? lastbuf + last_off[item] : nullptr;
         const long long* lo_ = BAND ? lay_off + band_off[item] : nullptr;
 
-        for (int j0 = 0; j0 <= lb; j0 += TJ) {
+        // split: the one strip (j0 > 0 exactly when there is a strip above to wait for)
+        for (int j0 = strip * TJ; j0 <= lb; j0 += TJ) {
             for (int k0 = 0; k0 <= lc; k0 += 32) {
+                if (split) {
+                    if (k0 > 0) publish(prog + unit, k0 >> 5, lane);
+                    if (j0 > 0) await(prog + unit - 1, (k0 >> 5) + 1, lane);
+                }
                 // layers swept: all, or where the band meets the tile (and, for the
                 // face buffers, where it met the strip above and the chunk on the left)
                 int ib = 0, ie = la, ibU = 0, ieU = la, ibL = 0, ieL = la;
@@ -268,10 +347,13 @@ affine_score(const unsigned char* __restrict__ codes,
                         int ufb0 = NEG, ufb1 = NEG, ufb2 = NEG, uga = NEG, ugc = NEG, ut = NEG;
                         // jface of this chunk, by step: word w of lane q at step t sits at
                         // ((t * FW + w) * 32 + q), so that a warp's access is one 128-byte line
-                        int* jrow = jf + ((long long)(k0 >> 5) * (la + 32) + t) * FW * 32 + lane;
+                        const long long jo = ((long long)(k0 >> 5) * (la + 32) + t) * FW * 32 + lane;
+                        const int* jr = jrd + jo;
                         if (j0 > 0 && i >= ibU && i <= ieU) {
-                            ufb0 = jrow[0]; ufb1 = jrow[32]; ufb2 = jrow[64];
-                            uga = jrow[96]; ugc = jrow[128]; ut = jrow[160];
+                            // (split: past L1, another SM wrote it)
+                            ufb0 = row_load<SPLIT>(jr); ufb1 = row_load<SPLIT>(jr + 32);
+                            ufb2 = row_load<SPLIT>(jr + 64); uga = row_load<SPLIT>(jr + 96);
+                            ugc = row_load<SPLIT>(jr + 128); ut = row_load<SPLIT>(jr + 160);
                         }
                         const int ai = i > 0 ? a[i - 1] : 0;
                         const int sac = sub_s[ai * 32 + ck];
@@ -376,10 +458,11 @@ affine_score(const unsigned char* __restrict__ codes,
                             pfc[r + 1][0] = X[10]; pfc[r + 1][1] = X[11]; pfc[r + 1][2] = X[12];
                         }
                         up_gc = ugc;
-                        // the strip's last row for the next strip (read above, same place)
+                        // the strip's last row for the next strip (unsplit: where it was read)
                         if (j0 + TJ <= lb) {
-                            jrow[0] = fb0; jrow[32] = fb1; jrow[64] = fb2;
-                            jrow[96] = pga[TJ]; jrow[128] = gc[TJ - 1]; jrow[160] = pt[TJ];
+                            int* jw = jwr + jo;
+                            jw[0] = fb0; jw[32] = fb1; jw[64] = fb2;
+                            jw[96] = pga[TJ]; jw[128] = gc[TJ - 1]; jw[160] = pt[TJ];
                         }
                         if (lane == 31 && k0 + 32 <= lc) {
                             int* dst = kf + (long long)i * (TJ + 1) * FW;
@@ -409,6 +492,7 @@ affine_score(const unsigned char* __restrict__ codes,
                     __syncwarp();
                 }
             }
+            if (split) break;
         }
         // warp maximum
 #pragma unroll
@@ -422,6 +506,30 @@ affine_score(const unsigned char* __restrict__ codes,
                 }
             } else {
                 best = mx(best, ov);
+            }
+        }
+        if (split) {
+            if (lane == 0) {
+                part_best[unit] = best;
+                if (track) part_idx[unit] = bidx;
+            }
+            publish(prog + unit, (lc >> 5) + 1, lane);
+            if (unit + 1 < unit_off[item + 1]) continue;
+            // the last strip: the earlier strips published their parts before their
+            // last chunk, which this strip awaited (or there is none)
+            if (lane == 0) {
+                for (long long u = unit_off[item]; u < unit; ++u) {
+                    const int ov = __ldcg(part_best + u);
+                    if (track) {
+                        const long long oi = __ldcg(part_idx + u);
+                        if (ov > best || (ov == best && oi < bidx)) {
+                            best = ov;
+                            bidx = oi;
+                        }
+                    } else {
+                        best = mx(best, ov);
+                    }
+                }
             }
         }
         if (lane == 0) {

@@ -3,7 +3,9 @@
 :func:`score_triplets` fills the same scores as ``_affine.score_batch``, bit
 for bit, in 32-bit arithmetic. One warp scores one triplet at a time; each
 warp owns two face buffers in global memory (:func:`warp_bytes`), so the
-number of warps launched is bounded by the memory share of the batch.
+number of warps launched is bounded by the memory share of the batch. A batch
+of fewer triplets than resident warps is cut into strips of ``TJ`` rows, one
+warp each, the strips of a triplet waiting on each other (:data:`SPLIT`).
 
 :func:`align_triplets` returns the same alignments as ``_affine.align_cube``:
 the score kernel, compiled with ``TRACE``, also writes one 8-byte pointer word
@@ -34,12 +36,15 @@ _NULL = np.uint64(0)
 
 
 #: The score kernel's instantiations: score only, pointer words, banded pointer words,
-#: and for subproblems of the divide and conquer last-layer states and pointer words.
-_NAMES = {"score": f"affine_score<{TJ}, false, false, false>",
-          "trace": f"affine_score<{TJ}, true, false, false>",
-          "band": f"affine_score<{TJ}, true, true, false>",
-          "states": f"affine_score<{TJ}, false, false, true>",
-          "subtrace": f"affine_score<{TJ}, true, false, true>"}
+#: and for subproblems of the divide and conquer last-layer states and pointer words;
+#: score only and states also for split triplets (one warp per strip of rows).
+_NAMES = {"score": f"affine_score<{TJ}, false, false, false, false>",
+          "trace": f"affine_score<{TJ}, true, false, false, false>",
+          "band": f"affine_score<{TJ}, true, true, false, false>",
+          "states": f"affine_score<{TJ}, false, false, true, false>",
+          "subtrace": f"affine_score<{TJ}, true, false, true, false>",
+          "score_split": f"affine_score<{TJ}, false, false, false, true>",
+          "states_split": f"affine_score<{TJ}, false, false, true, true>"}
 
 
 #: Everything the module is compiled with (one compilation, one on-disk cache entry).
@@ -79,25 +84,64 @@ def _function(kind: str = "score"):
     return _FUNCTIONS[key]
 
 
+#: Whether score-only and state sweeps cut their triplets into strips of ``TJ`` rows,
+#: one warp each (the kernel's split triplets): ``"auto"`` when a launch has fewer
+#: triplets than resident warps and the strips' row buffers fit the memory share,
+#: ``"always"`` where they fit, ``"never"``. The scores and states are the same either
+#: way. Tracebacks keep one warp per triplet (the pointer words bound their batches,
+#: and a cube's strips mostly wait on each other).
+SPLIT = "auto"
+
+
+def strips(lb) -> np.ndarray:
+    """Strips of ``TJ`` rows of triplets whose second sequence has length ``lb``."""
+    return np.asarray(lb, dtype=np.int64) // TJ + 1
+
+
 def _launch(fn, resident_warps, n, d_codes, d_off, d_trip, d_sub, K, sc, mode, jwords, kwords,
-            trace=(_NULL, _NULL, _NULL), band=(_NULL, _NULL, _NULL), sub=(_NULL, _NULL, _NULL)):
-    """Launch score kernel ``fn`` on ``n`` items (as many warps as are resident, at most
-    one per item), with its face buffers; ``trace``: pointer words, their offsets and
+            lens, trace=(_NULL, _NULL, _NULL), band=(_NULL, _NULL, _NULL),
+            sub=(_NULL, _NULL, _NULL), split_fn=None):
+    """Launch score kernel ``fn`` on ``n`` items with lengths ``lens`` (``(n, 3)``, the
+    kernel's order), with its face buffers; ``trace``: pointer words, their offsets and
     the end cells; ``band``: rows, their first row per item, layer offsets; ``sub``:
-    init/forbid per item, the states' buffer and its offsets. Returns the scores."""
+    init/forbid per item, the states' buffer and its offsets. Returns the scores.
+
+    A warp takes one item at a time, or, where ``split_fn`` (the same instantiation
+    for split triplets) is given and :data:`SPLIT` lets it, one strip: as many warps as
+    are resident, at most one per work unit."""
     import cupy
 
-    warps = min(resident_warps, n)
+    units = n
+    split = (_NULL, _NULL, _NULL, _NULL, _NULL)   # unit_off, unit_order, prog, parts
+    per_strip = strips(np.asarray(lens)[:, 1])
+    if split_fn is not None and (SPLIT == "always" or (
+            SPLIT == "auto" and n < resident_warps and per_strip.max() > 1)):
+        unit_off = np.zeros(n + 1, dtype=np.int64)
+        unit_off[1:] = np.cumsum(per_strip)
+        warps = min(resident_warps, int(unit_off[-1]))
+        # two row-buffer slots per item instead of one per warp, and 16 bytes per unit
+        need = 4 * (2 * n * jwords + warps * kwords) + 16 * int(unit_off[-1])
+        if unit_off[-1] < 2 ** 31 and need <= _free_bytes() * MEM_FRACTION:
+            units = int(unit_off[-1])
+            # dealt round the triplets: strip 0 of each, then strip 1, ...
+            strip = np.arange(units) - np.repeat(unit_off[:-1], per_strip)
+            order = np.argsort(strip, kind="stable").astype(np.int32)
+            split = (cupy.asarray(unit_off), cupy.asarray(order),
+                     cupy.zeros(units, dtype=np.int32), cupy.empty(units, dtype=np.int32),
+                     cupy.empty(units, dtype=np.int64))
+            fn = split_fn
+    warps = min(resident_warps, units)
     blocks = max(1, -(-warps // WARPS_PER_BLOCK))
     nwarps = blocks * WARPS_PER_BLOCK
-    d_j = cupy.empty(nwarps * jwords, dtype=np.int32)
+    slots = 2 * n if split[0] is not _NULL else nwarps
+    d_j = cupy.empty(slots * jwords, dtype=np.int32)
     d_k = cupy.empty(nwarps * kwords, dtype=np.int32)
     d_out = cupy.empty(n, dtype=np.int64)
     d_next = cupy.zeros(1, dtype=np.int32)
     fn((blocks,), (32 * WARPS_PER_BLOCK,),
        (d_codes, d_off, d_trip, np.int32(n), d_sub, np.int32(K), np.int32(sc.gap_open),
         np.int32(sc.gap_extend), np.int32(mode), d_j, np.int64(jwords), d_k, np.int64(kwords),
-        d_out, d_next, *trace, *band, *sub))
+        d_out, d_next, *trace, *band, *sub, np.int32(units), *split))
     return d_out
 
 
@@ -173,7 +217,8 @@ def score_triplets(seqs, trip, mode: int, scoring, *, out, mem_fraction: float =
     d_out = _launch(fn, warps, T, cupy.asarray(seqs.codes),
                     cupy.asarray(seqs.offsets.astype(np.int64)), cupy.asarray(tri),
                     cupy.asarray(np.ascontiguousarray(scoring.table, dtype=np.int32)), K, scoring,
-                    mode, jface_words(la, lc), (la + 1) * (TJ + 1) * FACE_WORDS)
+                    mode, jface_words(la, lc), (la + 1) * (TJ + 1) * FACE_WORDS, lens[perm],
+                    split_fn=_function("score_split")[0])
     res = cupy.asnumpy(d_out)
     out[perm] = res
     return out
@@ -300,7 +345,8 @@ def _trace_batch(fn, resident_warps, trace_fn, tri, lens, cells, mode, K, scorin
         subs = (cupy.asarray(np.ascontiguousarray(sub[0], np.int32)), d_corner,
                 cupy.asarray(13 * np.arange(n, dtype=np.int64)))
     d_out = _launch(fn, resident_warps, n, d_codes, d_off, cupy.asarray(tri), d_sub, K,
-                    scoring, mode, jwords, kwords, trace=(d_ptr, d_ptr_off, d_where), sub=subs)
+                    scoring, mode, jwords, kwords, lens, trace=(d_ptr, d_ptr_off, d_where),
+                    sub=subs)
     state_in = _NULL
     if sub is not None:
         state_in = cupy.asarray(np.ascontiguousarray(
@@ -387,7 +433,7 @@ def align_banded(seqs, trip, rows, band_off, sc, *, mem_fraction: float = MEM_FR
         d_ptr_off = cupy.asarray(ptr_off)
         d_boff = cupy.asarray(band_off[lo:hi].astype(np.int64))
         d_out = _launch(fn, resident_warps, n, d_codes, d_off, cupy.asarray(trip[lo:hi]), d_sub,
-                        K, sc, 0, jwords, kwords,
+                        K, sc, 0, jwords, kwords, lens[lo:hi],
                         trace=(d_ptr, d_ptr_off, cupy.empty(n, dtype=np.int64)),
                         band=(d_rows, d_boff, d_lay))
         d_moves = cupy.empty(max(1, int(move_off[-1])), dtype=np.uint8)
@@ -439,6 +485,7 @@ def _sweep_states(sweeps, sc, mem_fraction, use, group: int = 1):
 
     K = _check_alphabet(sc)
     fn, resident_warps, _ = _function("states")
+    split_fn = _function("states_split")[0]
     d_sub = cupy.asarray(np.ascontiguousarray(sc.table, dtype=np.int32))
     lens = np.array([[len(w[0]), len(w[1]), len(w[2])] for w in sweeps], dtype=np.int64)
     size = (lens[:, 1] + 1) * (lens[:, 2] + 1) * 13
@@ -463,8 +510,9 @@ def _sweep_states(sweeps, sc, mem_fraction, use, group: int = 1):
         sub_if = np.array([[w[3], w[4]] for w in part], dtype=np.int32)
         la, lc = int(plens[:, 0].max()), int(plens[:, 2].max())
         _launch(fn, resident_warps, hi - lo, d_codes, d_off, cupy.asarray(trip), d_sub, K, sc, 0,
-                jface_words(la, lc), (la + 1) * (TJ + 1) * FACE_WORDS,
-                sub=(cupy.asarray(sub_if), d_last, cupy.asarray(last_off)))
+                jface_words(la, lc), (la + 1) * (TJ + 1) * FACE_WORDS, plens,
+                sub=(cupy.asarray(sub_if), d_last, cupy.asarray(last_off)),
+                split_fn=split_fn)
         use(lo, hi, d_last, last_off, plens)
         del d_last
         cupy.get_default_memory_pool().free_all_blocks()
@@ -578,6 +626,7 @@ def _best_cells(items, sc, mode: int, mem_fraction):
 
     K = _check_alphabet(sc)
     fn, resident_warps, _ = _function("states")
+    split_fn = _function("states_split")[0]
     d_sub = cupy.asarray(np.ascontiguousarray(sc.table, dtype=np.int32))
     lens = np.array([[len(w[0]), len(w[1]), len(w[2])] for w in items], dtype=np.int64)
     per_warp = warp_bytes(int(lens[:, 0].max()), int(lens[:, 2].max()))
@@ -596,9 +645,9 @@ def _best_cells(items, sc, mode: int, mem_fraction):
         d_where = cupy.empty(n, dtype=np.int64)
         la, lc = int(plens[:, 0].max()), int(plens[:, 2].max())
         d_out = _launch(fn, resident_warps, n, d_codes, d_off, cupy.asarray(trip), d_sub, K, sc,
-                        mode, jface_words(la, lc), (la + 1) * (TJ + 1) * FACE_WORDS,
+                        mode, jface_words(la, lc), (la + 1) * (TJ + 1) * FACE_WORDS, plens,
                         trace=(_NULL, _NULL, d_where),
-                        sub=(cupy.asarray(sub_if), _NULL, _NULL))
+                        sub=(cupy.asarray(sub_if), _NULL, _NULL), split_fn=split_fn)
         scores[lo:hi] = cupy.asnumpy(d_out)
         where = cupy.asnumpy(d_where)
         jk = (plens[:, 1] + 1) * (plens[:, 2] + 1)
