@@ -195,13 +195,55 @@ def test_triplet_file_unknown_name(data_dir, tmp_path, capsys):
     assert "line 1" in err and "'S99'" in err
 
 
-def test_align3_has_no_gpu_path(data_dir, tmp_path, capsys):
+def test_align3_on_the_gpu_needs_affine_gaps(data_dir, tmp_path, capsys):
     out = tmp_path / "a.fa"
     assert main(["align3", str(data_dir / "trip3.fa"), "-o", str(out), "--device", "gpu"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "align3 has no GPU path" in err
+    assert err.count("\n") == 1 and "on the GPU with affine gaps only" in err
     assert not out.exists()
     assert main(["align3", str(data_dir / "trip3.fa"), "-o", str(out), "--device", "auto"]) == 0
+
+
+def test_align3_gpu_without_gpu_is_clear(data_dir, tmp_path, capsys):
+    from trimsa.triplet import _gpu
+
+    if _gpu.available():
+        pytest.skip("a GPU is present")
+    out = tmp_path / "a.fa"
+    assert main(["align3", str(data_dir / "trip3.fa"), "-o", str(out), "--device", "gpu",
+                 "--gap-open", "-3", "--gap-extend", "-1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "GPU" in err
+    assert not out.exists()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("mode", ["global", "semiglobal", "local"])
+def test_gpu_align3_equals_cpu(mode, tmp_path, capsys, monkeypatch):
+    """Three sequences beyond the full cube (the divide and conquer) and within it: the
+    GPU's alignment and score are the CPU's, and auto takes the GPU for the large one
+    only."""
+    from trimsa.triplet import _gpu_affine
+
+    calls = []
+    real = _gpu_affine.align_global
+    monkeypatch.setattr(_gpu_affine, "align_global",
+                        lambda *a, **k: calls.append(1) or real(*a, **k))
+    rng = np.random.default_rng(["global", "semiglobal", "local"].index(mode))
+    for lengths in ((300, 280, 320), (40, 55, 61)):
+        f = tmp_path / f"in{lengths[0]}.fa"
+        f.write_text("".join(f">s{q}\n{''.join(rng.choice(list('ACGT'), n))}\n"
+                             for q, n in enumerate(lengths)))
+        got = {}
+        for device in ("cpu", "gpu", "auto"):
+            out = tmp_path / f"{device}.fa"
+            calls.clear()
+            assert main(["align3", str(f), "-o", str(out), "--device", device, "--mode", mode,
+                         "--gap-open", "-3", "--gap-extend", "-1"]) == 0
+            got[device] = (out.read_text(), capsys.readouterr().err)
+            if device == "auto":
+                assert bool(calls) == (lengths[0] == 300)
+        assert got["gpu"] == got["cpu"] == got["auto"]
 
 
 def test_gpu_request_without_gpu_is_clear(data_dir, capsys):

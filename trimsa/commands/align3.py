@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..errors import OptionError
 from ..io import atomic_output, read_sequences, write_fasta
-from ..triplet import align_triplets
+from ..triplet import _affine, align_triplets
 from ..triplet.api import require_three
 from ._common import add_device_options, add_mode_option, add_scoring_options, scoring_from_args
 
@@ -15,7 +17,9 @@ def register(sub) -> None:
         help="optimal alignment of three sequences (exact 3-way dynamic programming)",
         description="Align the three records of INPUT optimally (sum-of-pairs score, linear "
                     "or natural affine gaps) and write the alignment as FASTA in input order. The score goes to "
-                    "stderr. Tracebacks run on the CPU: --device gpu is an error.",
+                    "stderr. With affine gaps the alignment can run on the GPU (--device gpu; auto takes "
+                    "it for three sequences whose cube has more than 2^22 cells, about 160 residues "
+                    "each), with the same result as on the CPU; linear-gap alignments run on the CPU.",
     )
     p.add_argument("input", help="FASTA file with exactly 3 records (plain or gzip; - reads standard input)")
     p.add_argument("-o", "--output", default=None, help="output FASTA (default: stdout)")
@@ -30,14 +34,21 @@ def run(args) -> int:
     from ._common import check_threads, note
 
     args.threads = check_threads(args.threads)
-    if args.device == "gpu":
-        raise OptionError("align3 has no GPU path (3-way tracebacks run on the CPU); "
-                          "use --device cpu or auto")
     seqs = read_sequences(args.input, args.alphabet)
     require_three(seqs)
     scoring = scoring_from_args(args, seqs.alphabet)
+    device = args.device
+    if device == "gpu" and scoring.linear:
+        raise OptionError("align3 runs on the GPU with affine gaps only (--gap-open and "
+                          "--gap-extend); linear-gap alignments run on the CPU: use --device cpu "
+                          "or auto")
+    if device == "auto":
+        # a full cube is aligned in well under a second on the CPU: the GPU (and its
+        # kernels' first compilation) pays only beyond it
+        cells = int(np.prod(seqs.lengths.astype(np.int64) + 1))
+        device = "cpu" if scoring.linear or cells <= _affine.CUBE_CELLS else "auto"
     aln = align_triplets(seqs, [[0, 1, 2]], mode=args.mode, scoring=scoring,
-                         threads=args.threads)[0]
+                         threads=args.threads, device=device)[0]
     with atomic_output(args.output) as out:
         write_fasta(zip(seqs.descriptions, aln.rows), out)
     if not args.quiet:
