@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -120,6 +122,7 @@ def test_divide_and_conquer_equals_full_cube(mode, monkeypatch):
         cases.append((a, b, c, table, go, ge))
     full = [_affine.align(*cs, MODES.index(mode)) for cs in cases]
     monkeypatch.setattr(_affine, "CUBE_CELLS", 8)
+    pool = ThreadPoolExecutor(1)   # each split's forward sweep in a second thread
     for cs, (s_full, box_full, mv_full) in zip(cases, full):
         a, b, c, table, go, ge = cs
         want = slow_dp(a, b, c, table, go, ge, mode)
@@ -127,6 +130,9 @@ def test_divide_and_conquer_equals_full_cube(mode, monkeypatch):
         assert natural_sp(_core_rows((a, b, c), box, mv), table, go, ge) == want
         assert natural_sp(_core_rows((a, b, c), box_full, mv_full), table, go, ge) == want
         assert s == want == s_full
+        s2, box2, mv2 = _affine.align(*cs, MODES.index(mode), pool)
+        assert (s2, tuple(box2)) == (s, tuple(box)) and np.array_equal(mv2, mv)
+    pool.shutdown()
 
 
 @settings(max_examples=60, deadline=None)

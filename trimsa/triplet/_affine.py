@@ -759,7 +759,7 @@ def drive(gen, answer):
         return stop.value
 
 
-def global_moves(a, b, c, sub, o, e, s_in=FRESH, r_out=FRESH, forbid=0):
+def global_moves(a, b, c, sub, o, e, s_in=FRESH, r_out=FRESH, forbid=0, pool=None):
     """``(moves, final state, optimum)`` of an optimal global alignment.
 
     ``s_in`` is the state before the first column, ``r_out`` the reversed
@@ -770,16 +770,18 @@ def global_moves(a, b, c, sub, o, e, s_in=FRESH, r_out=FRESH, forbid=0):
     (forward states of the prefix, reversed states of the suffix) is a cell
     of an optimal path, and the halves are solved the same way (quadratic
     memory; :func:`global_steps`). The optimum includes the bonus for runs
-    continuing into ``r_out``.
+    continuing into ``r_out``. With ``pool`` (an executor) each split's two sweeps
+    run at once, the forward one there.
     """
     return drive(global_steps(a, b, c, o, e, s_in, r_out, forbid),
-                 lambda kind, args: cpu_answer(kind, args, sub, o, e))
+                 lambda kind, args: cpu_answer(kind, args, sub, o, e, pool))
 
 
-def cpu_answer(kind, args, sub, o, e):
+def cpu_answer(kind, args, sub, o, e, pool=None):
     """A request of :func:`global_steps` answered on the CPU: a ``"cube"`` by
     :func:`align_cube` (``(value, moves, final state)``), a ``"split"`` by
-    :func:`best_join` of :func:`last_states` of its two sweeps."""
+    :func:`best_join` of :func:`last_states` of its two sweeps (with ``pool``, the
+    forward sweep there while this thread sweeps the reversed one)."""
     o32, e32 = np.int32(o), np.int32(e)
     if kind == "cube":
         a, b, c, s_in, forbid, r_out = args
@@ -788,20 +790,28 @@ def cpu_answer(kind, args, sub, o, e):
         if n < 0:
             raise AssertionError("internal error: affine traceback left the optimal path")
         return value, moves, es
-    F, R = (last_states(x, y, z, sub, o32, e32, init, fb) for x, y, z, init, fb in args)
+    (x, y, z, init, fb), (xr, yr, zr, ir, fr) = args
+    if pool is None:
+        F = last_states(x, y, z, sub, o32, e32, init, fb)
+    else:
+        forward = pool.submit(last_states, x, y, z, sub, o32, e32, init, fb)
+    R = last_states(xr, yr, zr, sub, o32, e32, ir, fr)
+    if pool is not None:
+        F = forward.result()
     return tuple(int(v) for v in best_join(F, R, bonus_table(o)))
 
 
-def align(a, b, c, sub, o, e, mode):
+def align(a, b, c, sub, o, e, mode, pool=None):
     """``(score, box, moves)`` of an optimal alignment in ``mode`` (0, 1, 2), quadratic memory.
 
     Semiglobal and local: the core's end and start come from a forward and a
     reversed sweep (:func:`end_and_start`), and the core is aligned globally
-    between them, with the faces of the cube it starts on forbidden.
+    between them, with the faces of the cube it starts on forbidden. ``pool``: see
+    :func:`global_moves`.
     """
     la, lb, lc = len(a), len(b), len(c)
     if mode == 0:
-        moves, _, score = global_moves(a, b, c, sub, o, e)
+        moves, _, score = global_moves(a, b, c, sub, o, e, pool=pool)
         return score, (0, 0, 0, la, lb, lc), moves
     if (la + 1) * (lb + 1) * (lc + 1) <= CUBE_CELLS:
         score, box, moves, _, n = align_cube(a, b, c, sub, np.int32(o), np.int32(e), mode, FRESH,
@@ -811,7 +821,7 @@ def align(a, b, c, sub, o, e, mode):
         return int(score), tuple(int(v) for v in box), moves
     score, end, start = end_and_start(a, b, c, sub, np.int32(o), np.int32(e), mode)
     seqs, forbid = core_of((a, b, c), start, end)
-    moves, _, _ = global_moves(*seqs, sub, o, e, FRESH, FRESH, forbid)
+    moves, _, _ = global_moves(*seqs, sub, o, e, FRESH, FRESH, forbid, pool)
     return int(score), (*(int(v) for v in start), *(int(v) for v in end)), moves
 
 
