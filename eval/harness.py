@@ -58,10 +58,12 @@ from trimsa.scoring import Scoring  # noqa: E402
 PEERS = ("mafft", "mafft-linsi", "clustalo", "muscle", "kalign", "famsa")
 
 
-def _default_dna_scores() -> tuple:
-    """Match, mismatch and linear gap of the exact 3-way engine's DNA defaults."""
-    sc = Scoring.dna()
-    return int(sc.table[0, 0]), int(sc.table[0, 1]), sc.gap
+def _default_dna_scores() -> str:
+    """The DNA defaults of the exact 3-way alignments (``align_triplet``), in words."""
+    sc = Scoring.dna(stage="alignment")
+    gaps = (f"gap {sc.gap_extend}" if sc.linear else
+            f"gap open {sc.gap_open} / gap extend {sc.gap_extend}")
+    return f"match {int(sc.table[0, 0])} / mismatch {int(sc.table[0, 1])} / {gaps}"
 ALL_TOOLS = ("trimsa",) + PEERS + ("twilight",)
 #: Peers the scoreboard runs only up to this many sequences.
 SLOW_PEERS = {"mafft-linsi": 256, "muscle": 256}
@@ -293,7 +295,7 @@ def write_report(out: Path, sets: list, results: dict, tools: list, header: list
                              f"{np.mean([r.tc for r in ok]):.3f} ({np.mean([r.wall_s for r in ok]):.2f}s)")
             else:
                 means.append(f"{len(ok)}/{len(members)} scored")
-        lines.append(f"| **mean** | | " + " | ".join(means) + " |")
+        lines.append("| **mean** | | " + " | ".join(means) + " |")
     trip = trip_comparison(sets, results)
     if trip:
         lines += ["", "## trimsa (exact triplet alignment) vs TWILIGHT, per triplet", "",
@@ -519,8 +521,7 @@ def main(argv=None) -> int:
         "peers/scores.tsv to 0 difference, see check_fastsp.txt). trimsa on triplet sets: the exact "
         "global 3-way alignment (`trimsa.align_triplet(..., mode='global')`, scoring "
         + (f"match {sc.table[0, 0]} / mismatch {sc.table[0, 1]} / gap {sc.gap}" if sc is not None
-           else "default: DNA match {0} / mismatch {1} / gap {2}".format(
-               *_default_dna_scores()))
+           else "default: DNA " + _default_dna_scores())
         + "), timed in-process after a warm-up call (no start-up, no compile). TWILIGHT: alignment "
         "and wall time taken from each set's peers/ folder (not re-run). Peers: SCOREBOARD.md's "
         f"commands, threads {args.threads}, timeout {args.timeout:g} s; mafft-linsi and muscle only "

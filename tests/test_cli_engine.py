@@ -10,6 +10,7 @@ from trimsa.cli import main
 from trimsa.io import read_records
 
 from . import reference as ref
+from .affine_reference import natural_sp
 
 
 def _ref(seqs, scoring, mode):
@@ -72,14 +73,15 @@ def test_align3_rows_and_score(data_dir, tmp_path, capsys, mode):
     assert [g[2].replace("-", "") for g in got] == [r[2] for r in recs]
     assert len({len(g[2]) for g in got}) == 1
     score = int(err.strip().split()[-1])
-    sc = Scoring.dna()
+    # align3's defaults: the alignment stage's (match 3, mismatch -2, open -8, extend -2)
+    sc = Scoring.dna(3, -2, gap_open=-8, gap_extend=-2)
     if mode == "global":
-        enc = lambda ch: int(sc.alphabet.encode(ch)[0])  # noqa: E731
-        rows = [g[2] for g in got]
-        assert ref.alignment_score(rows, enc, sc.table.tolist(), sc.gap) == score
+        rows = [[-1 if ch == "-" else int(sc.alphabet.encode(ch)[0]) for ch in g[2]]
+                for g in got]
+        assert natural_sp(rows, sc.table.tolist(), -8, -2) == score
     import trimsa
 
-    assert score == trimsa.score_triplets([r[2] for r in recs], mode=mode)[0]
+    assert score == trimsa.score_triplets([r[2] for r in recs], mode=mode, scoring=sc)[0]
 
 
 def test_align3_global_reaches_reference_optimum(tmp_path, capsys):
@@ -103,7 +105,9 @@ def test_align3_and_triplets_with_affine_gaps(tmp_path, capsys, mode):
     seqs = ["".join(rng.choice(list("ACGT"), rng.integers(4, 12))) for _ in range(3)]
     fa = tmp_path / "in.fa"
     fa.write_text("".join(f">s{i}\n{s}\n" for i, s in enumerate(seqs)))
-    gaps = ["--gap-open", "-4", "--gap-extend", "-1", "--mode", mode]
+    # the same scores for both commands (their default match/mismatch differ)
+    gaps = ["--match", "1", "--mismatch", "-1", "--gap-open", "-4", "--gap-extend", "-1",
+            "--mode", mode]
     assert main(["align3", str(fa), *gaps]) == 0
     cap = capsys.readouterr()
     rows = [line for line in cap.out.splitlines() if not line.startswith(">")]
@@ -197,11 +201,13 @@ def test_triplet_file_unknown_name(data_dir, tmp_path, capsys):
 
 def test_align3_on_the_gpu_needs_affine_gaps(data_dir, tmp_path, capsys):
     out = tmp_path / "a.fa"
-    assert main(["align3", str(data_dir / "trip3.fa"), "-o", str(out), "--device", "gpu"]) == 2
+    assert main(["align3", str(data_dir / "trip3.fa"), "-o", str(out), "--device", "gpu",
+                 "--gap", "-3"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "on the GPU with affine gaps only" in err
     assert not out.exists()
-    assert main(["align3", str(data_dir / "trip3.fa"), "-o", str(out), "--device", "auto"]) == 0
+    assert main(["align3", str(data_dir / "trip3.fa"), "-o", str(out), "--device", "auto",
+                 "--gap", "-3"]) == 0
 
 
 def test_align3_gpu_without_gpu_is_clear(data_dir, tmp_path, capsys):

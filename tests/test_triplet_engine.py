@@ -164,7 +164,7 @@ def test_identical_sequences_align_without_gaps():
     s = "ACGTTGCAAGT"
     aln = trimsa.align_triplet(s, s, s)
     assert aln.rows == (s, s, s)
-    assert aln.score == 3 * len(s) * Scoring.dna().table[0, 0]
+    assert aln.score == 3 * len(s) * Scoring.dna(stage="alignment").table[0, 0]
 
 
 def test_one_vs_500_global_score_is_known():
@@ -184,7 +184,8 @@ L = int(sys.argv[1])
 rng = np.random.default_rng(1)
 base = rng.choice(list("ACGT"), L)
 seqs = ["".join(np.where(rng.random(L) < 0.1, rng.choice(list("ACGT"), L), base)) for _ in range(3)]
-sc = trimsa.Scoring.dna(gap_open=-3, gap_extend=-1) if sys.argv[2] == "affine" else None
+sc = trimsa.Scoring.dna(gap_open=-3, gap_extend=-1) if sys.argv[2] == "affine" else \
+    trimsa.Scoring.dna(gap=-3)
 trimsa.align_triplet("ACGT", "AGT", "ACT", scoring=sc)
 # compile the divide-and-conquer kernels too (a cube above the full-traceback limit)
 trimsa.align_triplet(*(s[:110] for s in seqs), scoring=sc)

@@ -22,11 +22,15 @@ combined with the other two.
 Which stage honours what
 ------------------------
 ``"triplet"``
-    The exact 3-way engine (``trimsa triplets``, ``align3``) optimises linear
-    and natural affine gaps exactly (docs/engine.md). The guide tree's
-    triplet distances (``trimsa tree``, ``run --tree-distances triplet``) and
-    the banded kernels take linear gaps only; an affine model there is an
-    error, never silently linearised.
+    The exact 3-way engine's scores (``trimsa triplets``, ``score_triplets``)
+    and the guide tree's triplet distances (``trimsa tree``, ``run
+    --tree-distances triplet``). The engine optimises linear and natural affine
+    gaps exactly (docs/engine.md); the triplet distances and the banded kernels
+    take linear gaps only; an affine model there is an error, never silently
+    linearised.
+``"alignment"``
+    The exact 3-way engine's alignments (``trimsa align3``, ``align_triplet(s)``):
+    the same engine, with defaults chosen by the accuracy of its alignments.
 ``"progressive"``
     The profile aligner of ``trimsa run`` (profiles, pairwise library) takes
     both.
@@ -34,17 +38,22 @@ Which stage honours what
 Defaults (:data:`DEFAULTS`, the one table of them)
 --------------------------------------------------
 
-=============================  ==========================  ============================
-                               DNA / RNA                   protein
-=============================  ==========================  ============================
-substitution                   match 1, mismatch -1        BLOSUM62
-gaps, ``"triplet"`` stages     linear -3                   linear -4
-gaps, ``"progressive"`` stage  open -3, extend -1          open -10, extend -1
-=============================  ==========================  ============================
+==============================  ==========================  ============================
+                                DNA / RNA                   protein
+==============================  ==========================  ============================
+substitution                    match 1, mismatch -1        BLOSUM62
+substitution, ``"alignment"``   match 3, mismatch -2        BLOSUM62
+gaps, ``"triplet"``             linear -3                   linear -4
+gaps, ``"alignment"``           open -8, extend -2          linear -4
+gaps, ``"progressive"``         open -3, extend -1          open -10, extend -1
+==============================  ==========================  ============================
 
-The DNA triplet defaults were chosen by the accuracy of exact 3-way
-alignments of the ``sim/trip-*`` sets, the progressive ones on the ``sim/msa-*``
-sets (docs/scoring.md, docs/progressive.md).
+The DNA triplet defaults were chosen by the accuracy of exact linear-gap 3-way
+alignments of the ``sim/trip-*`` sets; the DNA alignment defaults by that of exact
+affine 3-way alignments on the tune splits' triplets (``sim/trip-indel``,
+``sim2/tune/trip-*``, triplets drawn from ``real/tune``); the progressive ones on
+the ``sim/msa-*`` sets (docs/scoring.md, docs/progressive.md). The protein gaps
+are not tuned.
 
 DNA ambiguity codes
 -------------------
@@ -81,15 +90,16 @@ import numpy as np
 from . import alphabet as _alphabet
 from .errors import OptionError
 
-Stage = Literal["triplet", "progressive"]
-STAGES = ("triplet", "progressive")
+Stage = Literal["triplet", "alignment", "progressive"]
+STAGES = ("triplet", "alignment", "progressive")
 
-#: Default scores per alphabet; gaps per stage as ``(gap_open, gap_extend)``.
+#: Default scores per alphabet and stage: DNA ``(match, mismatch)``, and gaps as
+#: ``(gap_open, gap_extend)``.
 DEFAULTS = {
-    "dna": {"match": 1, "mismatch": -1,
-            "gaps": {"triplet": (0, -3), "progressive": (-3, -1)}},
+    "dna": {"substitution": {"triplet": (1, -1), "alignment": (3, -2), "progressive": (1, -1)},
+            "gaps": {"triplet": (0, -3), "alignment": (-8, -2), "progressive": (-3, -1)}},
     "protein": {"matrix": "BLOSUM62",
-                "gaps": {"triplet": (0, -4), "progressive": (-10, -1)}},
+                "gaps": {"triplet": (0, -4), "alignment": (0, -4), "progressive": (-10, -1)}},
 }
 
 #: Alignment modes of the exact 3-way engine (docs/engine.md).
@@ -220,16 +230,17 @@ class Scoring:
 
     # -- constructors -----------------------------------------------------
     @classmethod
-    def dna(cls, match=DEFAULTS["dna"]["match"], mismatch=DEFAULTS["dna"]["mismatch"],
-            gap=None, *, gap_open=None, gap_extend=None,
+    def dna(cls, match=None, mismatch=None, gap=None, *, gap_open=None, gap_extend=None,
             stage: Stage = "triplet") -> "Scoring":
         """Match/mismatch scoring over the DNA alphabet with IUPAC codes.
 
-        Gaps as :func:`resolve_gaps` reads them (default: the ``stage``'s).
+        Scores and gaps not given take the ``stage``'s defaults (gaps as
+        :func:`resolve_gaps` reads them).
         """
-        match = _as_int(match, "match score")
-        mismatch = _as_int(mismatch, "mismatch score")
         go, ge = resolve_gaps("dna", stage, gap=gap, gap_open=gap_open, gap_extend=gap_extend)
+        m0, x0 = DEFAULTS["dna"]["substitution"][stage]
+        match = _as_int(m0 if match is None else match, "match score")
+        mismatch = _as_int(x0 if mismatch is None else mismatch, "mismatch score")
         sets = _alphabet.DNA.base_sets()
         k = len(sets)
         table = np.zeros((k, k), dtype=np.int32)
@@ -288,9 +299,9 @@ class Scoring:
             if matrix is not None:
                 raise OptionError("a substitution matrix applies to protein input only; "
                                   "use --match/--mismatch for DNA")
-            d = DEFAULTS["dna"]
-            match = d["match"] if match is None else _as_int(match, "match score")
-            mismatch = d["mismatch"] if mismatch is None else _as_int(mismatch, "mismatch score")
+            m0, x0 = DEFAULTS["dna"]["substitution"][stage]
+            match = m0 if match is None else _as_int(match, "match score")
+            mismatch = x0 if mismatch is None else _as_int(mismatch, "mismatch score")
             if match <= mismatch:
                 raise OptionError(f"the match score must be above the mismatch score, got "
                                   f"match {match} and mismatch {mismatch}")

@@ -14,24 +14,26 @@ import sys
 import time
 
 from ..errors import OptionError
-from ..scoring import MODES, Scoring
+from ..scoring import DEFAULTS, MODES, Scoring
 from ..triplet import DEVICES
 
 
 def add_scoring_options(parser: argparse.ArgumentParser, stage: str) -> None:
     """``--alphabet``, ``--match``, ``--mismatch``, ``--matrix``, ``--gap``, ``--gap-open``, ``--gap-extend``."""
-    if stage == "triplet":
-        gaps = "linear -3 for DNA, -4 for protein"
-    else:
-        gaps = "open -3 / extend -1 for DNA, -10 / -1 for protein"
+    def gaps(alpha):
+        go, ge = DEFAULTS[alpha]["gaps"][stage]
+        return f"linear {ge}" if go == 0 else f"open {go} / extend {ge}"
+
+    match, mismatch = DEFAULTS["dna"]["substitution"][stage]
     g = parser.add_argument_group(
-        "scoring (integer scores, signed and added; defaults: " + gaps + ")")
+        f"scoring (integer scores, signed and added; defaults: gaps {gaps('dna')} for DNA, "
+        f"{gaps('protein')} for protein)")
     g.add_argument("--alphabet", choices=("auto", "dna", "rna", "protein"), default="auto",
                    help="residue alphabet (default: guessed from the input)")
     g.add_argument("--match", type=int, default=None,
-                   help="DNA: score of a matching pair (default 1)")
+                   help=f"DNA: score of a matching pair (default {match})")
     g.add_argument("--mismatch", type=int, default=None,
-                   help="DNA: score of a mismatching pair (default -1)")
+                   help=f"DNA: score of a mismatching pair (default {mismatch})")
     g.add_argument("--matrix", default=None,
                    help="protein: substitution matrix known to Biopython (default BLOSUM62)")
     g.add_argument("--gap", type=int, default=None, metavar="G",

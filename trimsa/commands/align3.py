@@ -24,7 +24,7 @@ def register(sub) -> None:
     p.add_argument("input", help="FASTA file with exactly 3 records (plain or gzip; - reads standard input)")
     p.add_argument("-o", "--output", default=None, help="output FASTA (default: stdout)")
     add_mode_option(p)
-    add_scoring_options(p, "triplet")
+    add_scoring_options(p, "alignment")
     add_device_options(p)
     p.add_argument("-q", "--quiet", action="store_true", help="do not print the score on stderr")
     p.set_defaults(func=run)

@@ -65,13 +65,14 @@ def check_triplets(triplets, n: int) -> np.ndarray:
     return np.ascontiguousarray(trip, dtype=np.int32)
 
 
-def scoring_for(seqs: SequenceSet, scoring: Scoring | None) -> Scoring:
-    """The engine's scoring for ``seqs``: the triplet defaults, or ``scoring`` once checked.
+def scoring_for(seqs: SequenceSet, scoring: Scoring | None, stage: str = "triplet") -> Scoring:
+    """The engine's scoring for ``seqs``: the defaults of ``stage`` (``"triplet"`` for
+    scores, ``"alignment"`` for alignments), or ``scoring`` once checked.
 
     The exact engine takes linear and natural affine gaps alike.
     """
     if scoring is None:
-        return Scoring.for_alphabet(seqs.alphabet, "triplet")
+        return Scoring.for_alphabet(seqs.alphabet, stage)
     if not isinstance(scoring, Scoring):
         raise OptionError(f"scoring must be a trimsa Scoring (e.g. Scoring.dna(...)) or None, "
                           f"got {scoring!r}")

@@ -364,7 +364,9 @@ def align_triplet(a, b, c, *, mode: Mode = "global", scoring: Scoring | None = N
     ``a``, ``b`` and ``c`` are strings, Biopython ``Seq``/``SeqRecord``
     objects or ``(name, sequence)`` pairs. Small cubes are traced back in full;
     larger ones by divide and conquer in quadratic memory (three 1,000-residue
-    sequences need a few tens of MB).
+    sequences need a few tens of MB). ``scoring`` defaults to the alignment
+    stage's (:data:`~trimsa.scoring.DEFAULTS`; DNA: match 3, mismatch -2, natural
+    affine gaps open -8, extend -2).
 
     Examples
     --------
@@ -373,8 +375,8 @@ def align_triplet(a, b, c, *, mode: Mode = "global", scoring: Scoring | None = N
     ACGT
     A-GT
     ACGT
-    >>> aln.score   # three matched columns (+3 each) and C/-/C (1 - 3 - 3)
-    4
+    >>> aln.score   # three matched columns (3 x 3 each) and C/-/C (3 - 10 - 10)
+    10
     """
     records = [api_record(item, i + 1, "abc"[i]) for i, item in enumerate((a, b, c))]
     if len({r[0] for r in records}) < 3:
@@ -391,7 +393,8 @@ def align_triplets(seqs, triplets, *, mode: Mode = "global", scoring: Scoring | 
 
     Triplets whose cube fits :data:`CUBE_CELLS` (affine gaps:
     ``_affine.CUBE_CELLS``) are aligned in parallel through full cubes; the
-    others one at a time by divide and conquer.
+    others one at a time by divide and conquer. ``scoring`` defaults to the
+    alignment stage's (:data:`~trimsa.scoring.DEFAULTS`), not the triplet scores'.
 
     ``device``: ``"cpu"``, ``"gpu"`` or ``"auto"``. On a GPU, affine
     triplets whose cube fits are aligned there in batches, and larger global
@@ -413,7 +416,7 @@ def align_triplets(seqs, triplets, *, mode: Mode = "global", scoring: Scoring | 
     """
     seqs = as_sequence_set(seqs, scoring.alphabet if isinstance(scoring, Scoring) else None)
     m = check_mode(mode)
-    sc = scoring_for(seqs, scoring)
+    sc = scoring_for(seqs, scoring, "alignment")
     trip = check_triplets(triplets, len(seqs))
     check_overflow(seqs, sc)
     nthreads = _numba.set_threads(threads)
