@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -122,7 +120,6 @@ def test_divide_and_conquer_equals_full_cube(mode, monkeypatch):
         cases.append((a, b, c, table, go, ge))
     full = [_affine.align(*cs, MODES.index(mode)) for cs in cases]
     monkeypatch.setattr(_affine, "CUBE_CELLS", 8)
-    pool = ThreadPoolExecutor(1)   # each split's forward sweep in a second thread
     for cs, (s_full, box_full, mv_full) in zip(cases, full):
         a, b, c, table, go, ge = cs
         want = slow_dp(a, b, c, table, go, ge, mode)
@@ -130,9 +127,24 @@ def test_divide_and_conquer_equals_full_cube(mode, monkeypatch):
         assert natural_sp(_core_rows((a, b, c), box, mv), table, go, ge) == want
         assert natural_sp(_core_rows((a, b, c), box_full, mv_full), table, go, ge) == want
         assert s == want == s_full
-        s2, box2, mv2 = _affine.align(*cs, MODES.index(mode), pool)
+        # the splits' sweeps by the parallel wavefront
+        s2, box2, mv2 = _affine.align(*cs, MODES.index(mode), True)
         assert (s2, tuple(box2)) == (s, tuple(box)) and np.array_equal(mv2, mv)
-    pool.shutdown()
+
+
+def test_wavefront_sweep_states_equal_the_layer_sweep():
+    """``last_states_wavefront`` (rows of a diagonal in parallel, three planes) gives
+    ``last_states``'s states, for every start state, closed faces, gap model, empty
+    sequences and every IUPAC code."""
+    rng = np.random.default_rng(77)
+    for _ in range(150):
+        a, b, c = (rng.integers(0, 15, int(rng.integers(0, 30))).astype(np.uint8)
+                   for _ in range(3))
+        go, ge = int(rng.integers(-6, 1)), int(rng.integers(-3, 0))
+        init, forbid = int(rng.integers(0, _affine.NS)), int(rng.integers(0, 8))
+        table = Scoring.dna(gap=-1).table   # the 15 IUPAC codes
+        args = (a, b, c, table, np.int32(go), np.int32(ge), init, forbid)
+        assert np.array_equal(_affine.last_states_wavefront(*args), _affine.last_states(*args))
 
 
 @settings(max_examples=60, deadline=None)

@@ -179,43 +179,52 @@ def _layer(i, a, b, c, sub, o, e2, start, init, forbid, block, Ep, Ec, S, Sl, ke
     With ``keep`` the states of every cell also go to ``Sl[j, k, :]``; with
     ``point`` its pointer word (:func:`pointer_word`) to ``Pl[j, k]``.
     """
+    K = np.empty(NS if point else 0, dtype=np.int64)
+    XK = np.empty(NS if point else 0, dtype=np.int64)
+    for j in range(b.shape[0] + 1):
+        _row(i, j, a, b, c, sub, o, e2, start, init, forbid, block, Ep, Ec, S, Sl, keep, Pl,
+             point, K, XK)
+
+
+@jit
+def _row(i, j, a, b, c, sub, o, e2, start, init, forbid, block, Ep, Ec, S, Sl, keep, Pl, point,
+         K, XK):
+    """Row ``j`` of layer ``i`` (as :func:`_layer`): it reads rows ``j`` and ``j - 1``
+    of ``Ep`` and row ``j - 1`` of ``Ec``, and writes row ``j`` of ``Ec``."""
     la = a.shape[0]
     lb = b.shape[0]
     lc = c.shape[0]
     ai = a[i - 1] if i > 0 else 0
-    K = np.empty(NS if point else 0, dtype=np.int64)
-    XK = np.empty(NS if point else 0, dtype=np.int64)
-    for j in range(lb + 1):
-        bj = b[j - 1] if j > 0 else 0
-        sab = sub[ai, bj]
-        for k in range(lc + 1):
-            ck = c[k - 1] if k > 0 else 0
-            face = i == 0 or j == 0 or k == 0
-            if start != 0 and face:
-                S[:] = NEG
-                S[FRESH] = 0
-            elif start == 0 and i == 0 and j == 0 and k == 0:
-                S[:] = NEG
-                S[init] = 0
-            elif start == 0 and ((forbid & 1 and i == 0) or (forbid & 2 and j == 0)
-                                 or (forbid & 4 and k == 0)):
-                S[:] = NEG
-            else:
-                _cell(Ep, j + 1, k + 1, Ec, j + 1, k + 1, sab, sub[ai, ck], sub[bj, ck], e2, o, S)
-                if start == 2:
-                    S[FRESH] = max(S[FRESH], 0)
-            X = Ec[j + 1, k + 1]
-            if point:
-                # the keys' exports give the exports too (X = XK >> 4)
-                Pl[j, k] = pointer_word(S, o, K, XK)
-                for x in range(NS):
-                    X[x] = XK[x] >> 4
-            else:
-                _exports(S, o, X)
-            if block and (i == la or j == lb or k == lc):
-                X[1:] = NEG
-            if keep:
-                Sl[j, k, :] = S
+    bj = b[j - 1] if j > 0 else 0
+    sab = sub[ai, bj]
+    for k in range(lc + 1):
+        ck = c[k - 1] if k > 0 else 0
+        face = i == 0 or j == 0 or k == 0
+        if start != 0 and face:
+            S[:] = NEG
+            S[FRESH] = 0
+        elif start == 0 and i == 0 and j == 0 and k == 0:
+            S[:] = NEG
+            S[init] = 0
+        elif start == 0 and ((forbid & 1 and i == 0) or (forbid & 2 and j == 0)
+                             or (forbid & 4 and k == 0)):
+            S[:] = NEG
+        else:
+            _cell(Ep, j + 1, k + 1, Ec, j + 1, k + 1, sab, sub[ai, ck], sub[bj, ck], e2, o, S)
+            if start == 2:
+                S[FRESH] = max(S[FRESH], 0)
+        X = Ec[j + 1, k + 1]
+        if point:
+            # the keys' exports give the exports too (X = XK >> 4)
+            Pl[j, k] = pointer_word(S, o, K, XK)
+            for x in range(NS):
+                X[x] = XK[x] >> 4
+        else:
+            _exports(S, o, X)
+        if block and (i == la or j == lb or k == lc):
+            X[1:] = NEG
+        if keep:
+            Sl[j, k, :] = S
 
 
 @jit
@@ -614,6 +623,34 @@ def last_states(a, b, c, sub, o, e, init, forbid):
     return Sl
 
 
+@pjit
+def last_states_wavefront(a, b, c, sub, o, e, init, forbid):
+    """:func:`last_states` on all threads, the same states.
+
+    Row ``(i, j)`` needs rows ``(i - 1, j)``, ``(i, j - 1)`` and ``(i - 1, j - 1)``, so
+    the rows of one diagonal ``i + j = d`` are independent: they run in parallel, one
+    diagonal after another. Layer ``i`` lives in plane ``i % 3``. While layer ``i``
+    reads rows ``j`` and ``j - 1`` of layer ``i - 1``, layer ``i + 2``, which shares
+    that plane, writes its row ``j - 2``; three planes are therefore enough.
+    """
+    la = a.shape[0]
+    lb = b.shape[0]
+    lc = c.shape[0]
+    planes = np.full((3, lb + 2, lc + 2, NS), NEG, dtype=np.int32)
+    Sl = np.empty((lb + 1, lc + 1, NS), dtype=np.int32)
+    e2 = np.int32(2 * e)
+    Pl = np.empty((1, 1), dtype=np.uint64)
+    K = np.empty(0, dtype=np.int64)
+    for d in range(la + lb + 1):
+        lo = max(0, d - lb)
+        for q in prange(min(la, d) - lo + 1):
+            i = lo + q
+            S = np.empty(NS, dtype=np.int32)
+            _row(i, d - i, a, b, c, sub, o, e2, 0, init, forbid, False, planes[(i + 2) % 3],
+                 planes[i % 3], S, Sl, i == la, Pl, False, K, K)
+    return Sl
+
+
 @jit
 def best_join(F, R, bonus):
     """The best ``F[j, k, s] + R[lb - j, lc - k, r] + bonus[s, r]``: ``(value, j, k, s, r)``.
@@ -759,7 +796,7 @@ def drive(gen, answer):
         return stop.value
 
 
-def global_moves(a, b, c, sub, o, e, s_in=FRESH, r_out=FRESH, forbid=0, pool=None):
+def global_moves(a, b, c, sub, o, e, s_in=FRESH, r_out=FRESH, forbid=0, wavefront=False):
     """``(moves, final state, optimum)`` of an optimal global alignment.
 
     ``s_in`` is the state before the first column, ``r_out`` the reversed
@@ -770,18 +807,18 @@ def global_moves(a, b, c, sub, o, e, s_in=FRESH, r_out=FRESH, forbid=0, pool=Non
     (forward states of the prefix, reversed states of the suffix) is a cell
     of an optimal path, and the halves are solved the same way (quadratic
     memory; :func:`global_steps`). The optimum includes the bonus for runs
-    continuing into ``r_out``. With ``pool`` (an executor) each split's two sweeps
-    run at once, the forward one there.
+    continuing into ``r_out``. With ``wavefront`` the splits' sweeps run on all
+    threads (:func:`last_states_wavefront`; not from several Python threads at once).
     """
     return drive(global_steps(a, b, c, o, e, s_in, r_out, forbid),
-                 lambda kind, args: cpu_answer(kind, args, sub, o, e, pool))
+                 lambda kind, args: cpu_answer(kind, args, sub, o, e, wavefront))
 
 
-def cpu_answer(kind, args, sub, o, e, pool=None):
+def cpu_answer(kind, args, sub, o, e, wavefront=False):
     """A request of :func:`global_steps` answered on the CPU: a ``"cube"`` by
     :func:`align_cube` (``(value, moves, final state)``), a ``"split"`` by
-    :func:`best_join` of :func:`last_states` of its two sweeps (with ``pool``, the
-    forward sweep there while this thread sweeps the reversed one)."""
+    :func:`best_join` of :func:`last_states` of its two sweeps (with ``wavefront``,
+    :func:`last_states_wavefront`: the same states on all threads)."""
     o32, e32 = np.int32(o), np.int32(e)
     if kind == "cube":
         a, b, c, s_in, forbid, r_out = args
@@ -790,28 +827,22 @@ def cpu_answer(kind, args, sub, o, e, pool=None):
         if n < 0:
             raise AssertionError("internal error: affine traceback left the optimal path")
         return value, moves, es
-    (x, y, z, init, fb), (xr, yr, zr, ir, fr) = args
-    if pool is None:
-        F = last_states(x, y, z, sub, o32, e32, init, fb)
-    else:
-        forward = pool.submit(last_states, x, y, z, sub, o32, e32, init, fb)
-    R = last_states(xr, yr, zr, sub, o32, e32, ir, fr)
-    if pool is not None:
-        F = forward.result()
+    states = last_states_wavefront if wavefront else last_states
+    F, R = (states(x, y, z, sub, o32, e32, init, fb) for x, y, z, init, fb in args)
     return tuple(int(v) for v in best_join(F, R, bonus_table(o)))
 
 
-def align(a, b, c, sub, o, e, mode, pool=None):
+def align(a, b, c, sub, o, e, mode, wavefront=False):
     """``(score, box, moves)`` of an optimal alignment in ``mode`` (0, 1, 2), quadratic memory.
 
     Semiglobal and local: the core's end and start come from a forward and a
     reversed sweep (:func:`end_and_start`), and the core is aligned globally
-    between them, with the faces of the cube it starts on forbidden. ``pool``: see
-    :func:`global_moves`.
+    between them, with the faces of the cube it starts on forbidden. ``wavefront``:
+    see :func:`global_moves`.
     """
     la, lb, lc = len(a), len(b), len(c)
     if mode == 0:
-        moves, _, score = global_moves(a, b, c, sub, o, e, pool=pool)
+        moves, _, score = global_moves(a, b, c, sub, o, e, wavefront=wavefront)
         return score, (0, 0, 0, la, lb, lc), moves
     if (la + 1) * (lb + 1) * (lc + 1) <= CUBE_CELLS:
         score, box, moves, _, n = align_cube(a, b, c, sub, np.int32(o), np.int32(e), mode, FRESH,
@@ -821,7 +852,7 @@ def align(a, b, c, sub, o, e, mode, pool=None):
         return int(score), tuple(int(v) for v in box), moves
     score, end, start = end_and_start(a, b, c, sub, np.int32(o), np.int32(e), mode)
     seqs, forbid = core_of((a, b, c), start, end)
-    moves, _, _ = global_moves(*seqs, sub, o, e, FRESH, FRESH, forbid, pool)
+    moves, _, _ = global_moves(*seqs, sub, o, e, FRESH, FRESH, forbid, wavefront)
     return int(score), (*(int(v) for v in start), *(int(v) for v in end)), moves
 
 

@@ -24,8 +24,6 @@ homology.
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Literal
 
@@ -305,9 +303,9 @@ def _align_codes(ca, cb, cc, m: int, sc: Scoring):
     return int(score), box, moves
 
 
-def _align_codes_affine(ca, cb, cc, m: int, sc: Scoring, pool=None):
+def _align_codes_affine(ca, cb, cc, m: int, sc: Scoring, wavefront: bool = False):
     """:func:`_align_codes` for natural affine gaps (:func:`trimsa.triplet._affine.align`;
-    ``pool``: an executor for the second sweep of each split of its divide and conquer).
+    ``wavefront``: the divide and conquer's sweeps on all threads).
 
     The returned core is rescored from its rows (:meth:`Scoring.sum_of_pairs`)
     and must give the optimum the sweep found.
@@ -315,7 +313,7 @@ def _align_codes_affine(ca, cb, cc, m: int, sc: Scoring, pool=None):
     from . import _affine
 
     score, box, moves = _affine.align(ca, cb, cc, sc.table, sc.gap_open, sc.gap_extend, m,
-                                      pool)
+                                      wavefront)
     seqs3 = (ca, cb, cc)
     got = _core_score(seqs3, box, moves, sc)
     if got != score:
@@ -520,15 +518,15 @@ def _align_affine(seqs: SequenceSet, trip, m: int, sc: Scoring, mode: str, nthre
         for q, t in enumerate(on_gpu.tolist()):
             results[t] = _make(seqs, trip[t], int(scores[q]), boxes[q], moves[q], mode)
 
-    # with a thread to spare for each triplet, its splits sweep both ways at once
-    pair = todo.size and nthreads >= 2 * todo.size
+    # one triplet: its sweeps on all threads (in_threads runs it in this thread);
+    # several: one thread each
+    wavefront = todo.size == 1 and nthreads > 1
 
     def run(chunk):
-        with (ThreadPoolExecutor(1) if pair and chunk.size else nullcontext()) as pool:
-            for t in chunk.tolist():
-                ca, cb, cc = (seqs.code(int(x)) for x in trip[t])
-                score, box, mv = _align_codes_affine(ca, cb, cc, m, sc, pool)
-                results[t] = _make(seqs, trip[t], score, box, mv, mode)
+        for t in chunk.tolist():
+            ca, cb, cc = (seqs.code(int(x)) for x in trip[t])
+            score, box, mv = _align_codes_affine(ca, cb, cc, m, sc, wavefront)
+            results[t] = _make(seqs, trip[t], score, box, mv, mode)
 
     _numba.in_threads(run, todo, nthreads)
     return results
