@@ -115,9 +115,10 @@ def guess(sequences) -> Alphabet:
 
     A DNA-like file with a few stray letters is thus read as DNA, and the stray
     letters are then reported as errors, rather than silently switching to
-    protein; so is DNA with many ambiguity codes. Gap characters (``-``, ``.``)
-    are not counted, so an aligned DNA file is read as DNA and its gaps reported. Protein has letters no nucleotide
-    code uses (E, F, I, L, P, Q) and far fewer A, C, G, T and N.
+    protein; so is DNA with many ambiguity codes. Protein has letters no nucleotide
+    code uses (E, F, I, L, P, Q) and far fewer A, C, G, T and N. Gap characters
+    (``-``, ``.``) are not counted, so an aligned DNA file is read as DNA and its
+    gaps are reported as such.
 
     >>> guess(["ACGTRYKMACGTNNAC"]).name, guess(["MKVLHEEWACGT"]).name
     ('dna', 'protein')
