@@ -180,7 +180,7 @@ __device__ __forceinline__ void tile_layers(const int* b, int la, int j0, int k0
 // TRACE the states of every cell of the last layer go to lastbuf + last_off[item] +
 // (j (lc + 1) + k) 13 (_affine.last_states); with TRACE the far corner's 13 states.
 template <int TJ, bool TRACE, bool BAND, bool SUB, bool SPLIT>
-__global__ void __launch_bounds__(128, SPLIT ? 4 : 0)
+__global__ void __launch_bounds__(128, SPLIT ? (TRACE ? 3 : 4) : 0)
 affine_score(const unsigned char* __restrict__ codes,
              const long long* __restrict__ offsets,
              const int* __restrict__ trip,     // (n, 3): A, B, C sequence indices

@@ -37,14 +37,16 @@ _NULL = np.uint64(0)
 
 #: The score kernel's instantiations: score only, pointer words, banded pointer words,
 #: and for subproblems of the divide and conquer last-layer states and pointer words;
-#: score only and states also for split triplets (one warp per strip of rows).
+#: all but the banded ones also for split triplets (one warp per strip of rows).
 _NAMES = {"score": f"affine_score<{TJ}, false, false, false, false>",
           "trace": f"affine_score<{TJ}, true, false, false, false>",
           "band": f"affine_score<{TJ}, true, true, false, false>",
           "states": f"affine_score<{TJ}, false, false, true, false>",
           "subtrace": f"affine_score<{TJ}, true, false, true, false>",
           "score_split": f"affine_score<{TJ}, false, false, false, true>",
-          "states_split": f"affine_score<{TJ}, false, false, true, true>"}
+          "states_split": f"affine_score<{TJ}, false, false, true, true>",
+          "trace_split": f"affine_score<{TJ}, true, false, false, true>",
+          "subtrace_split": f"affine_score<{TJ}, true, false, true, true>"}
 
 
 #: Everything the module is compiled with (one compilation, one on-disk cache entry).
@@ -84,12 +86,12 @@ def _function(kind: str = "score"):
     return _FUNCTIONS[key]
 
 
-#: Whether score-only and state sweeps cut their triplets into strips of ``TJ`` rows,
-#: one warp each (the kernel's split triplets): ``"auto"`` when a launch has fewer
-#: triplets than resident warps and the strips' row buffers fit the memory share,
-#: ``"always"`` where they fit, ``"never"``. The scores and states are the same either
-#: way. Tracebacks keep one warp per triplet (the pointer words bound their batches,
-#: and a cube's strips mostly wait on each other).
+#: Whether score sweeps, state sweeps and the pointer words of full-cube tracebacks cut
+#: their triplets into strips of ``TJ`` rows, one warp each (the kernel's split
+#: triplets): ``"auto"`` when a launch has fewer triplets than resident warps and the
+#: strips' row buffers fit the memory share, ``"always"`` where they fit, ``"never"``.
+#: The scores, states and alignments are the same either way. Banded tracebacks keep
+#: one warp per triplet.
 SPLIT = "auto"
 
 
@@ -283,6 +285,7 @@ def align_triplets(seqs, trip, mode: int, scoring, *, mem_fraction: float = MEM_
     if T == 0:
         return scores, boxes, moves
     fn, resident_warps, trace_fn = _function("trace")
+    split_fn = _function("trace_split")[0]
     trip = np.ascontiguousarray(trip, dtype=np.int32)
     lens = seqs.lengths[trip].astype(np.int64)
     if not traceable(lens, scoring).all():
@@ -315,7 +318,7 @@ def align_triplets(seqs, trip, mode: int, scoring, *, mem_fraction: float = MEM_
         part = order_[lo:hi]
         _trace_batch(fn, resident_warps, trace_fn, trip[part], lens[part], cells[part],
                      mode, K, scoring, d_codes, d_off, d_sub, jwords, kwords,
-                     part, scores, boxes, moves)
+                     part, scores, boxes, moves, split_fn=split_fn)
         # hand the batch's cubes back, so that the next one finds them free
         cupy.get_default_memory_pool().free_all_blocks()
     return scores, boxes, moves
@@ -323,11 +326,11 @@ def align_triplets(seqs, trip, mode: int, scoring, *, mem_fraction: float = MEM_
 
 def _trace_batch(fn, resident_warps, trace_fn, tri, lens, cells, mode, K, scoring,
                  d_codes, d_off, d_sub, jwords, kwords, where_to, scores, boxes, moves,
-                 sub=None):
+                 sub=None, split_fn=None):
     """Trace one batch; ``sub``: ``(sub_if, ends)`` for subproblems of the divide and
     conquer (global): their init/forbid (``(n, 2)``), and ``ends(corners)``, which gives
     from the far corners' states (``(n, 13)``) the end state to trace from of each and
-    the state it must start in (``(n, 2)``)."""
+    the state it must start in (``(n, 2)``); ``split_fn``: as :func:`_launch`'s."""
     import cupy
 
     n = tri.shape[0]
@@ -346,7 +349,7 @@ def _trace_batch(fn, resident_warps, trace_fn, tri, lens, cells, mode, K, scorin
                 cupy.asarray(13 * np.arange(n, dtype=np.int64)))
     d_out = _launch(fn, resident_warps, n, d_codes, d_off, cupy.asarray(tri), d_sub, K,
                     scoring, mode, jwords, kwords, lens, trace=(d_ptr, d_ptr_off, d_where),
-                    sub=subs)
+                    sub=subs, split_fn=split_fn)
     state_in = _NULL
     if sub is not None:
         state_in = cupy.asarray(np.ascontiguousarray(
@@ -572,6 +575,7 @@ def _traced_cubes(cubes, sc, mem_fraction):
 
     K = _check_alphabet(sc)
     fn, resident_warps, trace_fn = _function("subtrace")
+    split_fn = _function("subtrace_split")[0]
     d_sub = cupy.asarray(np.ascontiguousarray(sc.table, dtype=np.int32))
     lens = np.array([[len(c[0]), len(c[1]), len(c[2])] for c in cubes], dtype=np.int64)
     cells = trace_words(lens)
@@ -609,7 +613,7 @@ def _traced_cubes(cubes, sc, mem_fraction):
         _trace_batch(fn, resident_warps, trace_fn, trip, plens, cells[lo:hi], 0, K, sc, d_codes,
                      d_off, d_sub, jface_words(la, lc), (la + 1) * (TJ + 1) * FACE_WORDS,
                      np.arange(n), scores, boxes, moves,
-                     sub=(np.array([[c[3], c[4]] for c in part]), ends))
+                     sub=(np.array([[c[3], c[4]] for c in part]), ends), split_fn=split_fn)
         for q in range(n):
             out[lo + q] = (int(values[q]), moves[q], int(finals[q]))
         cupy.get_default_memory_pool().free_all_blocks()
