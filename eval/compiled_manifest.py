@@ -16,6 +16,13 @@ called from jitted functions that take :data:`NESTED_SECONDS` or more), the seco
 the cache filled, checks that it calls the same functions from Python
 (``trimsa._numba.called_functions``). An entry is ``[name, argument types, compile
 seconds, seconds from the start of the alignment to the compilation, nesting depth]``.
+
+The kinds are runs on one GPU: the children see only the first visible one
+(:func:`one_gpu_env`). On several GPUs, scoring triplets (the triplet guide tree)
+also plans equal-cost chunks for the devices (``triplet.plan._greedy_owner`` and
+``_bucket``) and gathers them (``triplet.devices._rows`` with other argument types);
+the run compiles those three itself the first time, and numba's cache keeps them
+(measured on two GPUs: ``eval/experiments/2026-11-27-two-gpus``).
 """
 
 from __future__ import annotations
@@ -118,9 +125,17 @@ print(json.dumps({"key": kinds[0], "events": events,
 """
 
 
+def one_gpu_env(env: dict) -> dict:
+    """``env`` with CUDA_VISIBLE_DEVICES narrowed to its first device (the kinds are
+    runs on one GPU)."""
+    first = env.get("CUDA_VISIBLE_DEVICES", "0").split(",")[0].strip()
+    return dict(env, CUDA_VISIBLE_DEVICES=first)
+
+
 def run_kind(path: str, options: dict, cache: str) -> dict:
-    env = dict(os.environ, NUMBA_CACHE_DIR=cache, TRIMSA_NUMBA_CACHE="1",
-               PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    env = one_gpu_env(dict(
+        os.environ, NUMBA_CACHE_DIR=cache, TRIMSA_NUMBA_CACHE="1",
+        PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))))
     out = subprocess.run([sys.executable, "-c", CHILD, path, json.dumps(options)],
                          env=env, cwd=ROOT, capture_output=True, text=True)
     if out.returncode:

@@ -72,7 +72,7 @@ def _check_kind(path, options, monkeypatch):
     kind = aligner.compile_kind(seqs, source, aligner.exact(seqs), aligner.library_design(seqs),
                                 hmm, aligner.scoring(seqs))
     listed = json.loads(COMPILED.read_text())[kind]
-    env = dict(os.environ, TRIMSA_NUMBA_CACHE="1")
+    env = compiled_manifest.one_gpu_env(dict(os.environ, TRIMSA_NUMBA_CACHE="1"))
     called = _called(path, options, env)
     assert called == sorted([n, a] for n, a, _, _, depth in listed if depth == 0), (
         f"{kind}: compiled.json is out of date; run eval/compiled_manifest.py")
@@ -196,7 +196,7 @@ def test_run_gives_the_same_alignment_with_helpers(tmp_path):
     data = ROOT / "tests" / "data" / "six.fa"
     outs = []
     for cache in (tmp_path / "cold", None):
-        env = dict(os.environ, TRIMSA_NUMBA_CACHE="1")
+        env = compiled_manifest.one_gpu_env(dict(os.environ, TRIMSA_NUMBA_CACHE="1"))
         if cache is not None:
             env["NUMBA_CACHE_DIR"] = str(cache)
         out = tmp_path / f"out{len(outs)}.fa"
