@@ -147,6 +147,38 @@ def test_wavefront_sweep_states_equal_the_layer_sweep():
         assert np.array_equal(_affine.last_states_wavefront(*args), _affine.last_states(*args))
 
 
+def test_wavefront_sweep_reads_the_layer_sweeps_best_cell():
+    """``sweep_wavefront`` gives ``sweep``'s best score and cell (the first in (i, j, k)
+    order on ties: one-letter sequences give many) and last-layer states, for every
+    start rule, read rule and closed far faces; ``end_and_start`` the same cells with
+    and without it."""
+    rng = np.random.default_rng(78)
+    table = Scoring.dna(gap=-1).table
+    for it in range(120):
+        letters = 15 if it % 2 else 1
+        a, b, c = (rng.integers(0, letters, int(rng.integers(0, 22))).astype(np.uint8)
+                   for _ in range(3))
+        go, ge = np.int32(rng.integers(-6, 1)), np.int32(rng.integers(-3, 0))
+        for start in range(3):
+            for end in range(3):
+                block = bool(rng.integers(0, 2))
+                init = int(rng.integers(0, _affine.NS)) if start == 0 else 0
+                forbid = int(rng.integers(0, 8)) if start == 0 else 0
+                want, got = np.empty(4, np.int64), np.empty(4, np.int64)
+                states = np.empty((len(b) + 1, len(c) + 1, _affine.NS), np.int32)
+                _affine.sweep(a, b, c, table, go, ge, start, end, init, forbid, block,
+                              _affine._planes(len(b), len(c)), states, True, want)
+                kept = _affine.sweep_wavefront(a, b, c, table, go, ge, start, end, init,
+                                               forbid, block, True, got)
+                assert got.tolist() == want.tolist()
+                assert np.array_equal(kept, states)
+        if min(len(a), len(b), len(c)):
+            for m in (1, 2):
+                one = _affine.end_and_start(a, b, c, table, go, ge, m)
+                every = _affine.end_and_start(a, b, c, table, go, ge, m, True)
+                assert [int(one[0]), *one[1], *one[2]] == [int(every[0]), *every[1], *every[2]]
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.text("ACGT", min_size=1, max_size=7), min_size=3, max_size=3),
        st.integers(-5, 0), st.integers(-3, -1), st.sampled_from(MODES))

@@ -624,20 +624,26 @@ def last_states(a, b, c, sub, o, e, init, forbid):
 
 
 @pjit
-def last_states_wavefront(a, b, c, sub, o, e, init, forbid):
-    """:func:`last_states` on all threads, the same states.
+def sweep_wavefront(a, b, c, sub, o, e, start, end, init, forbid, block, keep, best):
+    """:func:`sweep` on all threads: the same ``best`` (ties included) and, with ``keep``,
+    the same states of the last layer, returned (else a ``(1, 1, 13)`` placeholder).
 
     Row ``(i, j)`` needs rows ``(i - 1, j)``, ``(i, j - 1)`` and ``(i - 1, j - 1)``, so
     the rows of one diagonal ``i + j = d`` are independent: they run in parallel, one
     diagonal after another. Layer ``i`` lives in plane ``i % 3``. While layer ``i``
     reads rows ``j`` and ``j - 1`` of layer ``i - 1``, layer ``i + 2``, which shares
-    that plane, writes its row ``j - 2``; three planes are therefore enough.
+    that plane, writes its row ``j - 2``; three planes are therefore enough. Each row
+    keeps the first best cell that rule ``end`` reads in it; the rows are then folded
+    in ``(i, j)`` order, which gives :func:`_read`'s first cell in ``(i, j, k)`` order.
     """
     la = a.shape[0]
     lb = b.shape[0]
     lc = c.shape[0]
     planes = np.full((3, lb + 2, lc + 2, NS), NEG, dtype=np.int32)
-    Sl = np.empty((lb + 1, lc + 1, NS), dtype=np.int32)
+    Sl = np.empty((lb + 1, lc + 1, NS) if keep else (1, 1, NS), dtype=np.int32)
+    low = np.iinfo(np.int64).min
+    row_best = np.full((la + 1, lb + 1), low, dtype=np.int64)
+    row_k = np.zeros((la + 1, lb + 1), dtype=np.int64)
     e2 = np.int32(2 * e)
     Pl = np.empty((1, 1), dtype=np.uint64)
     K = np.empty(0, dtype=np.int64)
@@ -645,10 +651,38 @@ def last_states_wavefront(a, b, c, sub, o, e, init, forbid):
         lo = max(0, d - lb)
         for q in prange(min(la, d) - lo + 1):
             i = lo + q
+            j = d - i
             S = np.empty(NS, dtype=np.int32)
-            _row(i, d - i, a, b, c, sub, o, e2, 0, init, forbid, False, planes[(i + 2) % 3],
-                 planes[i % 3], S, Sl, i == la, Pl, False, K, K)
+            Ec = planes[i % 3]
+            _row(i, j, a, b, c, sub, o, e2, start, init, forbid, block, planes[(i + 2) % 3],
+                 Ec, S, Sl, keep and i == la, Pl, False, K, K)
+            if end == 0 and (i != la or j != lb):
+                continue
+            # the cells rule `end` reads in this row: all, or the last one (k = lc)
+            k0 = 0 if end == 2 or (end == 1 and (i == la or j == lb)) else lc
+            for k in range(k0, lc + 1):
+                v = np.int64(Ec[j + 1, k + 1, 0])
+                if v > row_best[i, j]:
+                    row_best[i, j] = v
+                    row_k[i, j] = k
+    best[0] = low
+    best[1] = 0
+    best[2] = 0
+    best[3] = 0
+    for i in range(la + 1):
+        for j in range(lb + 1):
+            if row_best[i, j] > best[0]:
+                best[0] = row_best[i, j]
+                best[1] = i
+                best[2] = j
+                best[3] = row_k[i, j]
     return Sl
+
+
+def last_states_wavefront(a, b, c, sub, o, e, init, forbid):
+    """:func:`last_states` on all threads (:func:`sweep_wavefront`), the same states."""
+    best = np.empty(4, dtype=np.int64)
+    return sweep_wavefront(a, b, c, sub, o, e, 0, 0, init, forbid, False, True, best)
 
 
 @jit
@@ -682,34 +716,30 @@ def best_join(F, R, bonus):
     return bv, bj, bk, bs, br
 
 
-@jit
-def end_and_start(a, b, c, sub, o, e, mode):
+def end_and_start(a, b, c, sub, o, e, mode, wavefront=False):
     """Score, end cell and start cell of a semiglobal/local alignment by two sweeps.
 
     The end comes from the forward sweep; the start from a sweep of the
     reversed prefixes from the end cell (a fresh start there, no floor) in
     which cells on the near faces of the forward cube end every path: exactly
-    the paths the forward sweep allows.
+    the paths the forward sweep allows. With ``wavefront`` both sweeps run on
+    all threads (:func:`sweep_wavefront`; the same cells).
     """
-    lb = b.shape[0]
-    lc = c.shape[0]
-    planes = _planes(lb, lc)
-    Sl = np.empty((1, 1, NS), dtype=np.int32)
     best = np.empty(4, dtype=np.int64)
-    sweep(a, b, c, sub, o, e, mode, mode, 0, 0, False, planes, Sl, False, best)
-    score = best[0]
-    end = best[1:].copy()
-    ra = a[:end[0]][::-1].copy()
-    rb = b[:end[1]][::-1].copy()
-    rc = c[:end[2]][::-1].copy()
-    p = planes[:, :end[1] + 2, :end[2] + 2, :]
-    p[:, 0, :, :] = NEG
-    p[:, :, 0, :] = NEG
-    sweep(ra, rb, rc, sub, o, e, 0, mode, FRESH, 0, True, p, Sl, False, best)
-    start = np.empty(3, dtype=np.int64)
-    for d in range(3):
-        start[d] = end[d] - best[1 + d]
-    return score, end, start
+
+    def best_cell(x, y, z, start, init, block):
+        if wavefront:
+            sweep_wavefront(x, y, z, sub, o, e, start, mode, init, 0, block, False, best)
+        else:
+            sweep(x, y, z, sub, o, e, start, mode, init, 0, block,
+                  _planes(y.shape[0], z.shape[0]), np.empty((1, 1, NS), dtype=np.int32),
+                  False, best)
+        return best[0], best[1:].copy()
+
+    score, end = best_cell(a, b, c, mode, 0, False)
+    rev = [x[:end[d]][::-1].copy() for d, x in enumerate((a, b, c))]
+    _, back = best_cell(*rev, 0, FRESH, True)
+    return score, end, end - back
 
 
 # -- alignments in quadratic memory (Python drivers of the kernels above) -------
@@ -850,7 +880,7 @@ def align(a, b, c, sub, o, e, mode, wavefront=False):
         if n < 0:
             raise AssertionError("internal error: affine traceback left the optimal path")
         return int(score), tuple(int(v) for v in box), moves
-    score, end, start = end_and_start(a, b, c, sub, np.int32(o), np.int32(e), mode)
+    score, end, start = end_and_start(a, b, c, sub, np.int32(o), np.int32(e), mode, wavefront)
     seqs, forbid = core_of((a, b, c), start, end)
     moves, _, _ = global_moves(*seqs, sub, o, e, FRESH, FRESH, forbid, wavefront)
     return int(score), (*(int(v) for v in start), *(int(v) for v in end)), moves
