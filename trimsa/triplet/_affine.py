@@ -23,6 +23,8 @@ a semiglobal or local alignment starts).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from numba import prange
 
@@ -114,12 +116,16 @@ def pointer_word(S, o, K, XK):
     return w
 
 
+@functools.lru_cache(maxsize=64)
 def bonus_table(gap_open: int) -> np.ndarray:
     """``(13, 13)``: ``-gap_open`` times the pairs whose gap run a forward state
     ``s`` and a reversed state ``r`` share (the run crosses the cell where a
-    forward and a reversed sweep meet, and both sweeps paid its opening)."""
+    forward and a reversed sweep meet, and both sweeps paid its opening).
+    Read-only, one per gap opening (the divide and conquer asks for it per cube)."""
     same = (KINDS[:, None, :] == KINDS[None, :, :]) & (KINDS[:, None, :] != 0)
-    return (-int(gap_open) * same.sum(axis=2)).astype(np.int32)
+    table = (-int(gap_open) * same.sum(axis=2)).astype(np.int32)
+    table.setflags(write=False)
+    return table
 
 
 @jit
@@ -751,7 +757,9 @@ _PERMS = {}
 
 
 def _frame(order):
-    """``(fwd, back)`` state maps for sequences renamed ``new[r] = old[order[r]]``."""
+    """``(fwd, back, moves)`` for sequences renamed ``new[r] = old[order[r]]``: the state
+    maps, and the map of a move's bits (bit ``r`` of the renamed sequences) back to the
+    old ones (``moves[m]``, ``m`` = 0..7)."""
     key = tuple(int(x) for x in order)
     if key not in _PERMS:
         lookup = {tuple(int(x) for x in KINDS[s]): s for s in range(NS)}
@@ -768,7 +776,11 @@ def _frame(order):
             fwd[s] = lookup[tuple(kinds)]
         back = np.empty(NS, dtype=np.int64)
         back[fwd] = np.arange(NS)
-        _PERMS[key] = (fwd, back)
+        moves = np.zeros(8, dtype=np.uint8)
+        for m in range(8):
+            for r in range(3):
+                moves[m] |= ((m >> r) & 1) << key[r]
+        _PERMS[key] = (fwd, back, moves)
     return _PERMS[key]
 
 
@@ -789,7 +801,7 @@ def global_steps(a, b, c, o, e, s_in=FRESH, r_out=FRESH, forbid=0):
         value, moves, es = yield "cube", (a, b, c, s_in, forbid, r_out)
         return moves, int(es), int(value)
     order = np.argsort([-la, -lb, -lc], kind="stable")
-    fwd, back = _frame(order)
+    fwd, back, to_old = _frame(order)
     x, y, z = ((a, b, c)[q] for q in order)
     fb = sum(1 << d for d in range(3) if forbid >> int(order[d]) & 1)
     mid = len(x) // 2
@@ -800,11 +812,7 @@ def global_steps(a, b, c, o, e, s_in=FRESH, r_out=FRESH, forbid=0):
                                           fb)
     fr = (2 if fb & 2 and j == 0 else 0) | (4 if fb & 4 and k == 0 else 0)
     right, x2, _ = yield from global_steps(x[mid:], y[j:], z[k:], o, e, x1, int(fwd[r_out]), fr)
-    moves = np.concatenate([left, right])
-    out = np.zeros_like(moves)
-    for src, dst in enumerate(order):
-        out |= (((moves >> src) & 1) << int(dst)).astype(np.uint8)
-    return out, int(back[x2]), int(value)
+    return to_old[np.concatenate([left, right])], int(back[x2]), int(value)
 
 
 def cube_answer(corner, o, r_out) -> tuple:
