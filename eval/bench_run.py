@@ -15,10 +15,15 @@ exact 3-way variant on more than three sequences) is not run again: its row is t
 default's, marked ``same`` in the TSV. A variant that cannot run on a set (the triplet
 votes where the library does not align all pairs) has no row there.
 
-Writes ``OUT.tsv`` (one row per set and tool) and ``OUT.md`` (group means: trimsa and its
-variants next to every peer, with ``[k/n]`` where a tool completed k of n sets, and the
-same restricted to the sets every tool completed). Choose settings on the tune splits;
-``--split validate`` is for reporting only.
+Writes ``OUT.tsv`` (one row per set and tool) and ``OUT.md`` (group means of SPFN, SPFP,
+TC and wall time: trimsa and its variants next to every peer, with ``[k/n]`` where a tool
+completed k of n sets, and the same restricted to the sets every tool completed). Choose
+settings on the tune splits; ``--split validate`` is for reporting only.
+
+    python eval/bench_run.py --retable eval/results/bench_run.md
+
+rewrites the tables of a result from its TSV, keeping its header (a result written before
+the tables showed TC).
 """
 
 from __future__ import annotations
@@ -153,11 +158,44 @@ def group_table(rows, tools, groups, common: bool) -> list:
             if not got:
                 cells.append("–")
                 continue
-            m = [sum(r[k] for r in got) / len(got) for k in ("spfn", "spfp", "wall_s")]
+            m = [sum(r[k] for r in got) / len(got) for k in ("spfn", "spfp", "tc", "wall_s")]
             tag = "" if len(got) == len(sets) else f" [{len(got)}/{len(sets)}]"
-            cells.append(f"{fmt(m[0])}/{fmt(m[1])} ({m[2]:.1f} s){tag}")
+            cells.append(f"{fmt(m[0])}/{fmt(m[1])}/{fmt(m[2])} ({m[3]:.1f} s){tag}")
         lines.append(f"| {g} | {len(sets)} | " + " | ".join(cells) + " |")
     return lines
+
+
+#: The tables' legend (the first words of the paragraph that explains the cells).
+LEGEND = ("Cells: mean SPFN/SPFP/TC (SPFN and SPFP lower is better; TC, the fraction of "
+          "true columns recovered whole, higher) and mean wall seconds;")
+OLD_LEGEND = "Cells: mean SPFN/SPFP (mean wall seconds);"
+FIRST_TABLE = "## Group means over all sets"
+
+
+def tables(rows, tools, tsv_name: str) -> list:
+    """The result's tables: group means over all sets and over the sets every tool
+    completed."""
+    groups = list(dict.fromkeys(r["group"] for r in rows))
+    return ([FIRST_TABLE, ""] + group_table(rows, tools, groups, common=False)
+            + ["", "## Group means over the sets every tool completed", ""]
+            + group_table(rows, tools, groups, common=True)
+            + ["", f"Per set: `{tsv_name}`.", ""])
+
+
+def retable(md: Path) -> int:
+    """Rewrite the tables of result ``md`` from the TSV beside it, keeping its header."""
+    tsv = md.with_suffix(".tsv")
+    with open(tsv, newline="") as fh:
+        rows = [dict(r, **{k: float(r[k]) for k in ("spfn", "spfp", "tc", "wall_s")})
+                for r in csv.DictReader(fh, delimiter="\t")]
+    lines = md.read_text().split("\n")
+    if FIRST_TABLE not in lines:
+        raise SystemExit(f"{md}: no line {FIRST_TABLE!r} to start the tables at")
+    head = [line.replace(OLD_LEGEND, LEGEND) for line in lines[:lines.index(FIRST_TABLE)]]
+    tools = list(dict.fromkeys(r["tool"] for r in rows))
+    tools = [t for t in tools if t not in PEERS] + [p for p in PEERS if p in tools]
+    md.write_text("\n".join(head + tables(rows, tools, tsv.name)))
+    return 0
 
 
 def main(argv=None) -> int:
@@ -170,7 +208,11 @@ def main(argv=None) -> int:
                     help="comma-separated labels of VARIANTS to run")
     ap.add_argument("--threads", type=int, default=0)
     ap.add_argument("--out", type=Path, default=ROOT / "eval" / "results" / "bench_run")
+    ap.add_argument("--retable", type=Path, metavar="MD",
+                    help="only rewrite the tables of result MD from its TSV")
     args = ap.parse_args(argv)
+    if args.retable:
+        return retable(args.retable)
     variants = args.variants.split(",")
     for v in variants:
         if v not in VARIANTS:
@@ -214,7 +256,6 @@ def main(argv=None) -> int:
         w = csv.DictWriter(fh, fieldnames=list(rows[0]), delimiter="\t")
         w.writeheader()
         w.writerows(rows)
-    groups = list(dict.fromkeys(r["group"] for r in rows))
     tools = variants + [p for p in PEERS if any(r["tool"] == p for r in rows)]
     cmd = "python eval/bench_run.py " + " ".join(argv if argv is not None else sys.argv[1:])
     md = [f"# `trimsa run` next to its peers: {args.split} splits",
@@ -227,18 +268,14 @@ def main(argv=None) -> int:
           f"{args.threads or os.cpu_count()} threads; total {time.perf_counter() - t_all:.0f} s. "
           f"Command: `{cmd.strip()}`.",
           "",
-          "Cells: mean SPFN/SPFP (mean wall seconds); `[k/n]`: the tool completed k of the n "
+          f"{LEGEND} `[k/n]`: the tool completed k of the n "
           "sets. Peers: the stored runs of each set's `peers/scores.tsv` (2 threads, 2-core "
           "machine; MAFFT L-INS-i and MUSCLE5 were run up to N = 256 and MUSCLE5 timed out "
           "on some sets at 300 s). trimsa variants: " + "; ".join(
               f"`{v}` = `Aligner({', '.join(f'{k}={o!r}' for k, o in VARIANTS[v].items())})`"
               for v in variants) + ".",
-          "",
-          "## Group means over all sets", ""]
-    md += group_table(rows, tools, groups, common=False)
-    md += ["", "## Group means over the sets every tool completed", ""]
-    md += group_table(rows, tools, groups, common=True)
-    md += ["", f"Per set: `{args.out.with_suffix('.tsv').name}`.", ""]
+          ""]
+    md += tables(rows, tools, args.out.with_suffix(".tsv").name)
     args.out.with_suffix(".md").write_text("\n".join(md))
     print("\n".join(md))
     return 0
