@@ -290,3 +290,31 @@ def test_protein_alphabet_guess():
     assert s.tolist() == [ref_score(seqs, sc, "global")]
     assert trimsa.read_sequences is not None
     assert PROTEIN.size == 24 and DNA.size == 15
+
+
+def test_traceback_memory_check_counts_the_sweeps_each_alignment_makes(monkeypatch):
+    """The memory a traceback is checked for, before anything is allocated: the divide
+    and conquer's planes over the two shorter sequences; semiglobal and local ones
+    also the first sweep over the second and third as given; on several threads for
+    one affine triplet, the wavefront's third plane and row table."""
+    from trimsa.errors import ResourceError
+    from trimsa.io import as_sequence_set
+    from trimsa.triplet import _checks
+
+    seqs = as_sequence_set([("a", "A" * 5), ("b", "C" * 300), ("c", "G" * 300)], "dna")
+    trip = np.array([[0, 1, 2]])
+    affine = Scoring.dna(gap_open=-8, gap_extend=-2)
+    asked = []
+    monkeypatch.setattr(_checks, "check_memory", lambda n, what: asked.append(n))
+    for mode, workers in ((0, 1), (1, 1), (2, 2), (0, 2)):
+        _checks.check_plane_memory(seqs, trip, affine, workers, "x", tracebacks=True, mode=mode)
+    plane = 13 * 4   # bytes of one affine plane per cell
+    dc = 7 * 302 * 4 * plane                     # lengths 5 and 300 (+ 2)
+    ends = 302 * 302 * 2 * plane                 # the second and third, as given
+    rows = 6 * 301 * 16                          # (5 + 1) x (300 + 1) rows, 16 bytes
+    assert asked == [dc, ends, ends * 1.5 + rows, dc + 7 * 302 * plane + 302 / 2 * 302 * 16]
+    # an error line names the need, before any plane is allocated
+    monkeypatch.undo()
+    monkeypatch.setattr(_checks, "available_memory", lambda: 5 * 2**20)
+    with pytest.raises(ResourceError, match=r"lengths 5, 300, 300\) needs 9\.0 MiB"):
+        trimsa.align_triplets(seqs, trip, mode="semiglobal", scoring=affine, threads=1)

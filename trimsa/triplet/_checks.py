@@ -121,25 +121,47 @@ def check_memory(nbytes: float, what: str) -> None:
 
 #: Bytes per cell of the (j, k) planes a sweep keeps: linear, affine.
 PLANE_BYTES = {True: 2 * 4, False: 2 * 13 * 4}
+#: Bytes per row (i, j) of a wavefront sweep: its best score and column.
+ROW_BYTES = 16
 
 
 def check_plane_memory(seqs: SequenceSet, trip: np.ndarray, scoring: Scoring, workers: int,
-                       what: str, tracebacks: bool = False) -> None:
+                       what: str, tracebacks: bool = False, mode: int = 0) -> None:
     """Check the sweeps' planes of ``trip`` before any is allocated.
 
     A score sweep keeps two planes over the two longer sequences of a triplet
-    (the longest runs along them); a traceback by divide and conquer keeps
-    about four, over the two shorter ones. ``workers`` sweeps run at once.
+    (the longest runs along them). A traceback by divide and conquer keeps about
+    four, over the two shorter ones: the last layers of a split's two sweeps and
+    the planes of the one running. An affine triplet aligned alone on several
+    threads (``_affine.sweep_wavefront``) adds a third plane to each sweep and
+    the best cell of each of its rows. Semiglobal and local tracebacks (``mode``
+    1 and 2) first sweep the whole cube over the second and third sequences in
+    the order given. ``workers`` triplets run at once (one, the wavefront).
     """
     if trip.size == 0:
         return
-    L = np.sort(seqs.lengths[trip].astype(np.float64), axis=1) + 2
-    area = L[:, 0] * L[:, 1] * 2 if tracebacks else L[:, 1] * L[:, 2]
-    t = int(np.argmax(area))
-    need = float(area[t]) * PLANE_BYTES[scoring.linear] * max(1, min(workers, trip.shape[0]))
+    given = seqs.lengths[trip].astype(np.float64) + 2
+    L = np.sort(given, axis=1)
+    unit = PLANE_BYTES[scoring.linear]   # bytes of two planes per cell
+    wavefront = tracebacks and not scoring.linear and trip.shape[0] == 1 and workers > 1
+    at_once = 1 if wavefront else max(1, min(workers, trip.shape[0]))
+    if not tracebacks:
+        need = L[:, 1] * L[:, 2] * unit
+    else:
+        need = L[:, 0] * L[:, 1] * 2 * unit
+        # the wavefront: a third plane; rows of half the longest by the middle one
+        if wavefront:
+            need = need + L[:, 0] * L[:, 1] * unit / 2 + L[:, 2] / 2 * L[:, 1] * ROW_BYTES
+        if mode != 0:
+            ends = given[:, 1] * given[:, 2] * unit
+            if wavefront:
+                ends = ends * 1.5 + (given[:, 0] - 1) * (given[:, 1] - 1) * ROW_BYTES
+            need = np.maximum(need, ends)
+    t = int(np.argmax(need))
     lens = ", ".join(str(int(x)) for x in seqs.lengths[trip[t]])
-    at_once = max(1, min(workers, trip.shape[0]))
-    check_memory(need, f"{seqs.source}: {what} (lengths {lens}" + (f", {at_once} at once)" if at_once > 1 else ")"))
+    check_memory(float(need[t]) * at_once,
+                 f"{seqs.source}: {what} (lengths {lens}"
+                 + (f", {at_once} at once)" if at_once > 1 else ")"))
 
 
 #: Bytes per cell of a banded traceback: its pointer word.

@@ -431,8 +431,8 @@ def align_triplets(seqs, triplets, *, mode: Mode = "global", scoring: Scoring | 
                 for t in range(trip.shape[0])]
     from . import _cpu
 
-    check_plane_memory(seqs, trip, sc, nthreads, "aligning the largest triplet",
-                       tracebacks=True)
+    check_plane_memory(seqs, trip, sc, 1 if sc.linear else nthreads,
+                       "aligning the largest triplet", tracebacks=True, mode=m)
     if sc.linear and device == "gpu":
         raise OptionError("GPU tracebacks take affine gaps (gap_open and gap_extend); "
                           "linear-gap tracebacks run on the CPU")
