@@ -431,14 +431,15 @@ def align_triplets(seqs, triplets, *, mode: Mode = "global", scoring: Scoring | 
                 for t in range(trip.shape[0])]
     from . import _cpu
 
-    check_plane_memory(seqs, trip, sc, 1 if sc.linear else nthreads,
-                       "aligning the largest triplet", tracebacks=True, mode=m)
     if sc.linear and device == "gpu":
         raise OptionError("GPU tracebacks take affine gaps (gap_open and gap_extend); "
                           "linear-gap tracebacks run on the CPU")
     if not sc.linear:
         dev = resolve_device(device, announce=False)
         return _align_affine(seqs, trip, m, sc, mode, nthreads, dev)
+    # one at a time beyond the full cube
+    check_plane_memory(seqs, trip, sc, 1, "aligning the largest triplet", tracebacks=True,
+                       mode=m)
     lens = seqs.lengths
     L = lens[trip].astype(np.int64) if trip.size else np.zeros((0, 3), np.int64)
     cells = np.prod(L + 1, axis=1) if trip.size else np.zeros(0, np.int64)
@@ -485,17 +486,21 @@ def _align_affine(seqs: SequenceSet, trip, m: int, sc: Scoring, mode: str, nthre
 
     results = [None] * trip.shape[0]
     todo = np.arange(trip.shape[0])
+    on_gpu = None
     if device == "gpu" and trip.shape[0]:
         from . import _gpu_affine
 
         lens = seqs.lengths[trip].astype(np.int64)
         ok = _gpu_affine.traceable(lens, sc)
         fits = (np.prod(lens + 1, axis=1) <= _affine.CUBE_CELLS) & ok
-        large = ~fits & ok
         on_gpu = np.flatnonzero(fits)
-        todo = np.flatnonzero(~fits & ~large)
+        big = np.flatnonzero(~fits & ok)
+        todo = np.flatnonzero(~ok)
+    # the planes of the triplets left to the CPU, before anything runs
+    check_plane_memory(seqs, trip[todo], sc, nthreads, "aligning the largest triplet",
+                       tracebacks=True, mode=m)
+    if on_gpu is not None:
         scores, boxes, moves = _gpu_affine.align_triplets(seqs, trip[on_gpu], m, sc)
-        big = np.flatnonzero(large)
         if big.size:
             cores, forbid, big_scores, big_boxes = _cores(seqs, trip[big], m, sc, nthreads,
                                                           device="gpu")
