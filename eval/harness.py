@@ -63,7 +63,9 @@ def _default_dna_scores() -> str:
     sc = Scoring.dna(stage="alignment")
     gaps = (f"gap {sc.gap_extend}" if sc.linear else
             f"gap open {sc.gap_open} / gap extend {sc.gap_extend}")
-    return f"match {int(sc.table[0, 0])} / mismatch {int(sc.table[0, 1])} / {gaps}"
+    # codes 0..3 are A, C, G, T: A/G a transition, A/C a transversion
+    return (f"match {int(sc.table[0, 0])} / mismatch {int(sc.table[0, 2])} / transversion "
+            f"{int(sc.table[0, 1])} / {gaps}")
 ALL_TOOLS = ("trimsa",) + PEERS + ("twilight",)
 #: Peers the scoreboard runs only up to this many sequences.
 SLOW_PEERS = {"mafft-linsi": 256, "muscle": 256}

@@ -73,8 +73,9 @@ def test_align3_rows_and_score(data_dir, tmp_path, capsys, mode):
     assert [g[2].replace("-", "") for g in got] == [r[2] for r in recs]
     assert len({len(g[2]) for g in got}) == 1
     score = int(err.strip().split()[-1])
-    # align3's defaults: the alignment stage's (match 3, mismatch -2, open -8, extend -2)
-    sc = Scoring.dna(3, -2, gap_open=-8, gap_extend=-2)
+    # align3's defaults: the alignment stage's (match 3, mismatch -2, transversion -3,
+    # open -8, extend -2)
+    sc = Scoring.dna(3, -2, gap_open=-8, gap_extend=-2, transversion=-3)
     if mode == "global":
         rows = [[-1 if ch == "-" else int(sc.alphabet.encode(ch)[0]) for ch in g[2]]
                 for g in got]
@@ -276,3 +277,26 @@ def test_python_dash_m(run_module, data_dir, tmp_path):
     assert not (tmp_path / "x.tsv").exists()
     res = run_module("triplets", bad, "--threads", "x")
     assert res.returncode == 2 and res.stderr.count("\n") == 1
+
+
+def test_transversion_option_reaches_the_scores(data_dir, tmp_path, capsys):
+    """``--transversion`` sets the score of a purine against a pyrimidine in align3 and
+    triplets; a protein input with it is an error line."""
+    import trimsa
+
+    recs = read_records(data_dir / "trip3.fa")
+    for tv in (-2, -6):
+        assert main(["align3", str(data_dir / "trip3.fa"), "-o", str(tmp_path / "a.fa"),
+                     "--transversion", str(tv)]) == 0
+        score = int(capsys.readouterr().err.strip().split()[-1])
+        sc = Scoring.dna(3, -2, gap_open=-8, gap_extend=-2, transversion=tv)
+        assert score == trimsa.score_triplets([r[2] for r in recs], scoring=sc)[0]
+    assert main(["triplets", str(data_dir / "six.fa"), "--transversion", "-3"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    six = trimsa.read_sequences(str(data_dir / "six.fa"))
+    want = trimsa.score_triplets(six, scoring=Scoring.dna(1, -1, gap=-3, transversion=-3))
+    assert [int(line.split("\t")[-1]) for line in out[1:]] == want.tolist()
+    (tmp_path / "p.fa").write_text(">a\nMKV\n>b\nMKL\n>c\nMRV\n")
+    assert main(["align3", str(tmp_path / "p.fa"), "--transversion", "-2"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "apply to DNA only" in err[0]

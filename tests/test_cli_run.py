@@ -100,6 +100,16 @@ def test_run_guide_tree_and_gap_options(tmp_path):
     assert [(n, s.replace("-", "")) for n, s in records(out)] == records(INPUT)
 
 
+def test_run_transversion_option_is_the_aligners(tmp_path):
+    from trimsa import read_sequences
+    from trimsa.progressive import Aligner
+
+    out = tmp_path / "out.fa"
+    assert main(["run", str(INPUT), "-o", str(out), "--transversion", "-4", "-q"]) == 0
+    assert [s for _, s in records(out)] == list(Aligner(transversion=-4).align(str(INPUT)).rows)
+    assert "transversion=-4" in repr(Aligner(transversion=-4).scoring(read_sequences(str(INPUT))))
+
+
 @pytest.mark.parametrize("n", [1, 2, 3])
 def test_run_few_sequences(tmp_path, n):
     inp = tmp_path / "in.fa"

@@ -28,6 +28,31 @@ def test_dna_ambiguity_scores():
     assert (sc.table == sc.table.T).all()
 
 
+def test_transversions_score_apart_from_transitions():
+    """A purine against a pyrimidine scores ``transversion``; transitions, and disjoint
+    ambiguity sets that hold one, score ``mismatch``; a mismatch given alone sets both."""
+    sc = Scoring.dna(3, -2, gap_open=-8, gap_extend=-2, transversion=-5)
+    enc = lambda s: int(alphabet.DNA.encode(s)[0])  # noqa: E731
+    want = {("A", "G"): -2, ("C", "T"): -2, ("A", "C"): -5, ("A", "T"): -5, ("G", "C"): -5,
+            ("G", "T"): -5, ("R", "Y"): -5, ("R", "C"): -5, ("Y", "A"): -5,
+            ("S", "W"): -2, ("K", "M"): -2, ("A", "A"): 3, ("N", "C"): 0, ("R", "A"): 0}
+    for (x, y), v in want.items():
+        assert sc.table[enc(x), enc(y)] == sc.table[enc(y), enc(x)] == v, (x, y)
+    assert repr(sc) == ("Scoring(match=3, mismatch=-2, transversion=-5, gap_open=-8, "
+                        "gap_extend=-2)")
+    assert Scoring.dna(3, -2, gap=-1) == Scoring.dna(3, -2, gap=-1, transversion=-2)
+    assert Scoring.dna(gap=-1) == Scoring.dna(1, -1, gap=-1)
+    # the alignment stage's default tells them apart; a --mismatch alone does not
+    aligned = Scoring.for_alphabet(alphabet.DNA, "alignment")
+    assert aligned.table[enc("A"), enc("C")] == -3 and aligned.table[enc("A"), enc("G")] == -2
+    given = Scoring.for_alphabet(alphabet.DNA, "alignment", mismatch=-1)
+    assert given.table[enc("A"), enc("C")] == given.table[enc("A"), enc("G")] == -1
+    with pytest.raises(OptionError, match="match score must be above the transversion score"):
+        Scoring.for_alphabet(alphabet.DNA, "alignment", match=2, transversion=2)
+    with pytest.raises(OptionError, match="apply to DNA only"):
+        Scoring.for_alphabet(alphabet.PROTEIN, "alignment", transversion=-2)
+
+
 def test_rna_and_lower_case_encode_like_dna():
     a = alphabet.DNA.encode("ACGU")
     b = alphabet.DNA.encode("acgt")

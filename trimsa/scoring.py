@@ -42,7 +42,8 @@ Defaults (:data:`DEFAULTS`, the one table of them)
                                 DNA / RNA                   protein
 ==============================  ==========================  ============================
 substitution                    match 1, mismatch -1        BLOSUM62
-substitution, ``"alignment"``   match 3, mismatch -2        BLOSUM62
+substitution, ``"alignment"``   match 3, mismatch -2,       BLOSUM62
+                                transversion -3
 gaps, ``"triplet"``             linear -3                   linear -4
 gaps, ``"alignment"``           open -8, extend -2          linear -4
 gaps, ``"progressive"``         open -3, extend -1          open -10, extend -1
@@ -53,14 +54,21 @@ alignments of the ``sim/trip-*`` sets; the DNA alignment defaults by that of exa
 affine 3-way alignments on the tune splits' triplets (``sim/trip-indel``,
 ``sim2/tune/trip-*``, triplets drawn from ``real/tune``); the progressive ones on
 the ``sim/msa-*`` sets (docs/scoring.md, docs/progressive.md). The protein gaps
-are not tuned.
+are not tuned. A transversion (a purine, A or G, against a pyrimidine, C or T)
+scores ``transversion``, which is ``mismatch`` unless it is given or the stage's
+default differs; a ``mismatch`` given without ``transversion`` sets both.
 
 DNA ambiguity codes
 -------------------
 Each IUPAC code stands for a set of bases. Two codes score
 
 * ``match`` when both are the same plain base (A, C, G or T);
-* ``mismatch`` when their base sets are disjoint (``R`` = A/G against ``C``);
+* ``transversion`` when their base sets are disjoint and every base of one
+  against every base of the other is a purine against a pyrimidine (``A``
+  against ``C``; ``R`` = A/G against ``C`` or ``Y`` = C/T);
+* ``mismatch`` when their base sets are disjoint otherwise: a transition (``A``
+  against ``G``, ``C`` against ``T``), or sets that hold one (``S`` = C/G against
+  ``W`` = A/T);
 * ``0`` otherwise: when they could be the same base but need not be (``N``
   against anything, ``R`` against ``A``, ``R`` against ``R``).
 
@@ -93,10 +101,11 @@ from .errors import OptionError
 Stage = Literal["triplet", "alignment", "progressive"]
 STAGES = ("triplet", "alignment", "progressive")
 
-#: Default scores per alphabet and stage: DNA ``(match, mismatch)``, and gaps as
-#: ``(gap_open, gap_extend)``.
+#: Default scores per alphabet and stage: DNA ``(match, mismatch, transversion)``, and
+#: gaps as ``(gap_open, gap_extend)``.
 DEFAULTS = {
-    "dna": {"substitution": {"triplet": (1, -1), "alignment": (3, -2), "progressive": (1, -1)},
+    "dna": {"substitution": {"triplet": (1, -1, -1), "alignment": (3, -2, -3),
+                             "progressive": (1, -1, -1)},
             "gaps": {"triplet": (0, -3), "alignment": (-8, -2), "progressive": (-3, -1)}},
     "protein": {"matrix": "BLOSUM62",
                 "gaps": {"triplet": (0, -4), "alignment": (0, -4), "progressive": (-10, -1)}},
@@ -231,17 +240,22 @@ class Scoring:
     # -- constructors -----------------------------------------------------
     @classmethod
     def dna(cls, match=None, mismatch=None, gap=None, *, gap_open=None, gap_extend=None,
-            stage: Stage = "triplet") -> "Scoring":
-        """Match/mismatch scoring over the DNA alphabet with IUPAC codes.
+            transversion=None, stage: Stage = "triplet") -> "Scoring":
+        """Match/mismatch/transversion scoring over the DNA alphabet with IUPAC codes.
 
         Scores and gaps not given take the ``stage``'s defaults (gaps as
-        :func:`resolve_gaps` reads them).
+        :func:`resolve_gaps` reads them); a ``mismatch`` given without
+        ``transversion`` scores transversions too.
         """
         go, ge = resolve_gaps("dna", stage, gap=gap, gap_open=gap_open, gap_extend=gap_extend)
-        m0, x0 = DEFAULTS["dna"]["substitution"][stage]
+        m0, x0, v0 = DEFAULTS["dna"]["substitution"][stage]
+        if transversion is None:
+            transversion = v0 if mismatch is None else mismatch
         match = _as_int(m0 if match is None else match, "match score")
         mismatch = _as_int(x0 if mismatch is None else mismatch, "mismatch score")
+        transversion = _as_int(transversion, "transversion score")
         sets = _alphabet.DNA.base_sets()
+        purines = frozenset("AG")
         k = len(sets)
         table = np.zeros((k, k), dtype=np.int32)
         for x in range(k):
@@ -249,8 +263,14 @@ class Scoring:
                 if len(sets[x]) == 1 and sets[x] == sets[y]:
                     table[x, y] = match
                 elif not (sets[x] & sets[y]):
-                    table[x, y] = mismatch
-        return cls(_alphabet.DNA, table, go, ge, f"match={match}, mismatch={mismatch}")
+                    # a transversion: purines only against pyrimidines only
+                    tv = (sets[x] <= purines and not sets[y] & purines
+                          or sets[y] <= purines and not sets[x] & purines)
+                    table[x, y] = transversion if tv else mismatch
+        what = f"match={match}, mismatch={mismatch}"
+        if transversion != mismatch:
+            what += f", transversion={transversion}"
+        return cls(_alphabet.DNA, table, go, ge, what)
 
     @classmethod
     def protein(cls, matrix: str | object = DEFAULTS["protein"]["matrix"], gap=None, *,
@@ -282,7 +302,7 @@ class Scoring:
     @classmethod
     def for_alphabet(cls, alpha: _alphabet.Alphabet, stage: Stage = "triplet", *, match=None,
                      mismatch=None, matrix=None, gap=None, gap_open=None,
-                     gap_extend=None) -> "Scoring":
+                     gap_extend=None, transversion=None) -> "Scoring":
         """The defaults of ``stage`` for ``alpha``, with any of the options overridden.
 
         The options mean what the command line says: a match scores above a
@@ -298,16 +318,21 @@ class Scoring:
         if alpha.name == "dna":
             if matrix is not None:
                 raise OptionError("a substitution matrix applies to protein input only; "
-                                  "use --match/--mismatch for DNA")
-            m0, x0 = DEFAULTS["dna"]["substitution"][stage]
+                                  "use --match/--mismatch/--transversion for DNA")
+            m0, x0, v0 = DEFAULTS["dna"]["substitution"][stage]
+            if transversion is None:
+                transversion = v0 if mismatch is None else mismatch
             match = m0 if match is None else _as_int(match, "match score")
             mismatch = x0 if mismatch is None else _as_int(mismatch, "mismatch score")
-            if match <= mismatch:
-                raise OptionError(f"the match score must be above the mismatch score, got "
-                                  f"match {match} and mismatch {mismatch}")
-            return cls.dna(match, mismatch, **gaps)
-        if match is not None or mismatch is not None:
-            raise OptionError("--match/--mismatch apply to DNA only; use --matrix for protein")
+            transversion = _as_int(transversion, "transversion score")
+            for name, v in (("mismatch", mismatch), ("transversion", transversion)):
+                if match <= v:
+                    raise OptionError(f"the match score must be above the {name} score, got "
+                                      f"match {match} and {name} {v}")
+            return cls.dna(match, mismatch, transversion=transversion, **gaps)
+        if match is not None or mismatch is not None or transversion is not None:
+            raise OptionError("--match/--mismatch/--transversion apply to DNA only; use "
+                              "--matrix for protein")
         return cls.protein(DEFAULTS["protein"]["matrix"] if matrix is None else matrix, **gaps)
 
     # -- helpers -----------------------------------------------------------

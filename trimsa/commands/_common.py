@@ -19,12 +19,13 @@ from ..triplet import DEVICES
 
 
 def add_scoring_options(parser: argparse.ArgumentParser, stage: str) -> None:
-    """``--alphabet``, ``--match``, ``--mismatch``, ``--matrix``, ``--gap``, ``--gap-open``, ``--gap-extend``."""
+    """``--alphabet``, ``--match``, ``--mismatch``, ``--transversion``, ``--matrix``, ``--gap``,
+    ``--gap-open``, ``--gap-extend``."""
     def gaps(alpha):
         go, ge = DEFAULTS[alpha]["gaps"][stage]
         return f"linear {ge}" if go == 0 else f"open {go} / extend {ge}"
 
-    match, mismatch = DEFAULTS["dna"]["substitution"][stage]
+    match, mismatch, transversion = DEFAULTS["dna"]["substitution"][stage]
     g = parser.add_argument_group(
         f"scoring (integer scores, signed and added; defaults: gaps {gaps('dna')} for DNA, "
         f"{gaps('protein')} for protein)")
@@ -33,7 +34,11 @@ def add_scoring_options(parser: argparse.ArgumentParser, stage: str) -> None:
     g.add_argument("--match", type=int, default=None,
                    help=f"DNA: score of a matching pair (default {match})")
     g.add_argument("--mismatch", type=int, default=None,
-                   help=f"DNA: score of a mismatching pair (default {mismatch})")
+                   help=f"DNA: score of a mismatching pair, a transition such as A/G or "
+                        f"C/T (default {mismatch})")
+    g.add_argument("--transversion", type=int, default=None,
+                   help=f"DNA: score of a purine (A, G) against a pyrimidine (C, T/U) "
+                        f"(default {transversion}; a --mismatch given alone sets both)")
     g.add_argument("--matrix", default=None,
                    help="protein: substitution matrix known to Biopython (default BLOSUM62)")
     g.add_argument("--gap", type=int, default=None, metavar="G",
@@ -64,7 +69,8 @@ def add_device_options(parser: argparse.ArgumentParser, *, threads: bool = True)
 def scoring_from_args(args, alphabet) -> Scoring:
     return Scoring.for_alphabet(alphabet, args.scoring_stage, match=args.match,
                                 mismatch=args.mismatch, matrix=args.matrix, gap=args.gap,
-                                gap_open=args.gap_open, gap_extend=args.gap_extend)
+                                gap_open=args.gap_open, gap_extend=args.gap_extend,
+                                transversion=args.transversion)
 
 
 def check_threads(threads: int) -> int:

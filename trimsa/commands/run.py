@@ -96,7 +96,8 @@ def register(subparsers) -> None:
 _PARAMETERS = ("pairs_per_merge", "library_votes", "pair_hmm", "triplet_votes",
                "triplet_thirds", "triplet_width", "exact_triplet", "tree_distances", "gap_open",
                "gap_extend", "guide_tree", "consistency", "library", "method", "device", "gpus",
-               "scheduler", "match", "mismatch", "matrix", "gap", "alphabet", "threads")
+               "scheduler", "match", "mismatch", "transversion", "matrix", "gap", "alphabet",
+               "threads")
 
 
 def as_flags(message: str) -> str:
@@ -140,7 +141,8 @@ def handler(args) -> int:
     t0 = time.perf_counter()
     try:
         aligner = Aligner(device=args.device, threads=args.threads, alphabet=args.alphabet,
-                          match=args.match, mismatch=args.mismatch, matrix=args.matrix,
+                          match=args.match, mismatch=args.mismatch,
+                          transversion=args.transversion, matrix=args.matrix,
                           gap=args.gap, gap_open=args.gap_open, gap_extend=args.gap_extend,
                           guide_tree=args.guide_tree, **options)
         result = aligner.align(args.input, progress=Progress(not args.quiet), format=fmt)

@@ -106,8 +106,8 @@ def run(args) -> int:
         if options.get("band") == "exact":
             options["band"] = None
     else:
-        scoring_given = [o for o in ("match", "mismatch", "matrix", "gap", "gap_open",
-                                     "gap_extend") if getattr(args, o) is not None]
+        scoring_given = [o for o in ("match", "mismatch", "transversion", "matrix", "gap",
+                                     "gap_open", "gap_extend") if getattr(args, o) is not None]
         extra = [f"--{k.replace('_', '-')}" for k in list(given) + scoring_given]
         if args.mode != "global":
             extra.append("--mode")

@@ -211,9 +211,10 @@ class Aligner:
         (:class:`trimsa._numba.Precompiler`).
     alphabet
         Residue alphabet; guessed from the input by default.
-    match, mismatch, matrix
-        Substitution scores: DNA match/mismatch, or a protein matrix known to
-        Biopython (defaults: :data:`trimsa.scoring.DEFAULTS`).
+    match, mismatch, transversion, matrix
+        Substitution scores: DNA match/mismatch/transversion (a ``mismatch`` given
+        alone scores transversions too), or a protein matrix known to Biopython
+        (defaults: :data:`trimsa.scoring.DEFAULTS`).
     gap, gap_open, gap_extend
         The gap model as :func:`trimsa.scoring.resolve_gaps` reads it for the
         ``"progressive"`` stage: ``gap`` alone gives linear gaps, ``gap_open``
@@ -311,6 +312,7 @@ class Aligner:
     alphabet: AlphabetName = "auto"
     match: int | None = None
     mismatch: int | None = None
+    transversion: int | None = None
     matrix: str | None = None
     gap: int | None = None
     gap_open: int | None = None
@@ -449,7 +451,8 @@ class Aligner:
         """The scoring model for ``seqs`` (the ``"progressive"`` stage's defaults, overridden)."""
         return Scoring.for_alphabet(seqs.alphabet, "progressive", match=self.match,
                                     mismatch=self.mismatch, matrix=self.matrix, gap=self.gap,
-                                    gap_open=self.gap_open, gap_extend=self.gap_extend)
+                                    gap_open=self.gap_open, gap_extend=self.gap_extend,
+                                    transversion=self.transversion)
 
     # -- the work --------------------------------------------------------------
     def align(self, sequences, *, progress=None, format: str | None = None) -> "AlignmentResult":

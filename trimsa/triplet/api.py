@@ -363,8 +363,8 @@ def align_triplet(a, b, c, *, mode: Mode = "global", scoring: Scoring | None = N
     objects or ``(name, sequence)`` pairs. Small cubes are traced back in full;
     larger ones by divide and conquer in quadratic memory (three 1,000-residue
     sequences need a few tens of MB). ``scoring`` defaults to the alignment
-    stage's (:data:`~trimsa.scoring.DEFAULTS`; DNA: match 3, mismatch -2, natural
-    affine gaps open -8, extend -2).
+    stage's (:data:`~trimsa.scoring.DEFAULTS`; DNA: match 3, mismatch -2, transversion
+    -3, natural affine gaps open -8, extend -2).
 
     Examples
     --------
