@@ -625,3 +625,63 @@ def test_gpu_global_tracebacks_beyond_the_full_cube_equal_cpu(gaps, gpu_memory):
     cpu = trimsa.align_triplets(seqs, trip, scoring=sc, device="cpu")
     for g, c in zip(gpu, cpu):
         assert (g.rows, g.score) == (c.rows, c.score)
+
+
+def _cpu_stand_ins(monkeypatch, untraceable):
+    """The GPU functions ``api._align_affine`` calls, replaced by the CPU's answers, with
+    the triplets of ``untraceable`` (indices into the lengths it is asked about) left
+    to the CPU: its orchestration runs without a GPU."""
+    from trimsa.triplet import _gpu_affine
+
+    def traceable(lens, sc):
+        ok = np.ones(len(lens), dtype=bool)
+        ok[[q for q in untraceable if q < len(lens)]] = False
+        return ok
+
+    def align_triplets(seqs, trip, m, sc):
+        got = [_affine.align(*(seqs.code(int(x)) for x in t), sc.table, sc.gap_open,
+                             sc.gap_extend, m) for t in trip]
+        return (np.array([g[0] for g in got], np.int64),
+                np.array([g[1] for g in got], np.int64).reshape(-1, 6), [g[2] for g in got])
+
+    def end_and_start(codes, sc, m):
+        o, e = np.int32(sc.gap_open), np.int32(sc.gap_extend)
+        return [_affine.end_and_start(a, b, c, sc.table, o, e, m) for a, b, c in codes]
+
+    def align_global(cores, sc, forbid):
+        return [_affine.global_moves(a, b, c, sc.table, sc.gap_open, sc.gap_extend,
+                                     _affine.FRESH, _affine.FRESH, int(f))[::2]
+                for (a, b, c), f in zip(cores, forbid)]
+
+    for name, fn in (("traceable", traceable), ("align_triplets", align_triplets),
+                     ("end_and_start", end_and_start), ("align_global", align_global)):
+        monkeypatch.setattr(_gpu_affine, name, fn)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_gpu_route_of_affine_tracebacks_with_cpu_stand_ins_equals_the_cpu(mode, monkeypatch):
+    """``align_triplets``'s GPU route (full cubes, the divide and conquer of larger ones,
+    the triplets beyond the kernels' bound left to the CPU), its GPU functions replaced
+    by the CPU's: the CPU route's alignments, in input order. The memory of the CPU's
+    sweeps is checked for the triplets left to the CPU only."""
+    from trimsa.errors import ResourceError
+    from trimsa.io import as_sequence_set
+    from trimsa.triplet import _checks, api
+
+    monkeypatch.setattr(_affine, "CUBE_CELLS", 3000)   # some full cubes, some beyond
+    rng = np.random.default_rng(MODES.index(mode) + 90)
+    seqs = as_sequence_set(_random_strings(rng, rng.integers(3, 30, 9), "ACGTN"), "dna")
+    trip = rng.integers(0, len(seqs), (12, 3)).astype(np.int32)
+    sc = Scoring.dna(gap_open=-8, gap_extend=-2, stage="alignment")
+    m = MODES.index(mode)
+    cpu = api._align_affine(seqs, trip, m, sc, mode, 1, "cpu")
+    _cpu_stand_ins(monkeypatch, untraceable=(2, 7))
+    routed = api._align_affine(seqs, trip, m, sc, mode, 1, "gpu")
+    assert [(a.rows, a.score, a.core) for a in routed] == [(a.rows, a.score, a.core) for a in cpu]
+    # no host memory at all: the triplets all on the GPU pass, one left to the CPU does not
+    monkeypatch.setattr(_checks, "available_memory", lambda: 0)
+    _cpu_stand_ins(monkeypatch, untraceable=())
+    assert len(api._align_affine(seqs, trip, m, sc, mode, 1, "gpu")) == len(trip)
+    _cpu_stand_ins(monkeypatch, untraceable=(0,))
+    with pytest.raises(ResourceError, match="aligning the largest triplet"):
+        api._align_affine(seqs, trip, m, sc, mode, 1, "gpu")
