@@ -168,7 +168,6 @@ def group_table(rows, tools, groups, common: bool) -> list:
 #: The tables' legend (the first words of the paragraph that explains the cells).
 LEGEND = ("Cells: mean SPFN/SPFP/TC (SPFN and SPFP lower is better; TC, the fraction of "
           "true columns recovered whole, higher) and mean wall seconds;")
-OLD_LEGEND = "Cells: mean SPFN/SPFP (mean wall seconds);"
 FIRST_TABLE = "## Group means over all sets"
 
 
@@ -191,7 +190,7 @@ def retable(md: Path) -> int:
     lines = md.read_text().split("\n")
     if FIRST_TABLE not in lines:
         raise SystemExit(f"{md}: no line {FIRST_TABLE!r} to start the tables at")
-    head = [line.replace(OLD_LEGEND, LEGEND) for line in lines[:lines.index(FIRST_TABLE)]]
+    head = lines[:lines.index(FIRST_TABLE)]
     tools = list(dict.fromkeys(r["tool"] for r in rows))
     tools = [t for t in tools if t not in PEERS] + [p for p in PEERS if p in tools]
     md.write_text("\n".join(head + tables(rows, tools, tsv.name)))

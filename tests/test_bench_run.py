@@ -33,7 +33,7 @@ def test_retable_writes_group_means_of_spfn_spfp_tc_and_time(tmp_path):
         for s, g, t, fn, fp, tc, wall in rows:
             w.writerow([s, g, 10, t, fn, fp, tc, wall, "run"])
     md = tmp_path / "r.md"
-    md.write_text("# title\n\nMeasured then. Cells: mean SPFN/SPFP (mean wall seconds); more.\n\n"
+    md.write_text("# title\n\nMeasured then. " + bench.LEGEND + " more.\n\n"
                   "## Group means over all sets\n\nold tables\n")
     assert bench.retable(md) == 0
     text = md.read_text()
