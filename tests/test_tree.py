@@ -366,6 +366,54 @@ def test_guide_tree_exact_engine_small():
     np.testing.assert_allclose(gt.distances.info["estimates"], gt2.distances.info["estimates"])
 
 
+def _two_clusters(rng, length=300):
+    """a and c copies of one sequence, b and d of another, the two 25% apart."""
+    root = rng.choice(list("ACGT"), length)
+
+    def copy(s, rate):
+        s = s.copy()
+        flip = rng.random(s.size) < rate
+        s[flip] = rng.choice(list("ACGT"), int(flip.sum()))
+        return s
+
+    x, y = copy(root, 0.25), copy(root, 0.25)
+    return [(name, "".join(copy(src, 0.03))) for name, src in
+            (("a", x), ("b", y), ("c", x), ("d", y))]
+
+
+def _cherries(tree):
+    """The pairs of leaves joined directly (the 4-leaf topology)."""
+    t = dendropy.Tree.get(data=tree.newick(), schema="newick")
+    return {frozenset(leaf.taxon.label for leaf in node.leaf_nodes())
+            for node in t.internal_nodes() if len(node.leaf_nodes()) == 2}
+
+
+@pytest.mark.parametrize("method", ["nj", "upgma"])
+def test_four_sequences_take_the_cherries_the_triplets_leave_open_from_the_pairs(method):
+    # every triplet of four sequences in two pairs holds one close pair: the triplet
+    # scores cannot tell the three pairings apart (docs: UNDERDETERMINED)
+    want = {frozenset("ac"), frozenset("bd")}
+    for seqs in ([("a", "AAAA"), ("b", "CCCC"), ("c", "AAAA"), ("d", "CCCC")],
+                 _two_clusters(np.random.default_rng(7)),
+                 _two_clusters(np.random.default_rng(8))):
+        gt = build_guide_tree(seqs, method=method)
+        assert gt.distances.info["pairwise_prior"]
+        assert _cherries(gt) == want
+        # the estimates still fit every triplet score exactly
+        est = gt.distances.info["estimates"]
+        trip = all_triplets(4)
+        sc = score_triplets(seqs, trip, scoring=Scoring.dna(stage="triplet"))
+        fit = est[trip[:, 0], trip[:, 1]] + est[trip[:, 0], trip[:, 2]] + est[trip[:, 1], trip[:, 2]]
+        np.testing.assert_allclose(fit, sc, atol=1e-6)
+
+
+def test_three_sequences_join_the_closest_pair_first():
+    seqs = [("a", "ACGTTGCAAC"), ("b", "TTTTGGGGCC"), ("c", "ACGTTGCATC")]
+    gt = build_guide_tree(seqs, method="upgma")
+    assert _cherries(gt) == {frozenset("ac")}
+    assert not build_guide_tree(random_seqs(5, 30, 1)).distances.info["pairwise_prior"]
+
+
 def test_guide_tree_bad_options():
     seqs = random_seqs(5, 20, 0)
     with pytest.raises(TooFewSequencesError):

@@ -59,6 +59,15 @@ DEFAULT_DAMP = 0.1
 #: Shuffled triplets (pairs) scored to estimate the score of unrelated sequences.
 RANDOM_SAMPLES = 8
 
+#: Below this many sequences the triplet scores do not determine the pairs' scores
+#: under ``S(i, j, k) = s(i, j) + s(i, k) + s(j, k)``: 3 sequences give one equation
+#: for three pairs, and 4 give four for six, whose undetermined part adds ``x`` to
+#: ``s(a, b)`` and ``s(c, d)``, ``y`` to ``s(a, c)`` and ``s(b, d)``, ``z`` to
+#: ``s(a, d)`` and ``s(b, c)`` with ``x + y + z = 0``: exactly which two pairs form
+#: the cherries. The triplet source then takes that part from the pairs' exact global
+#: alignment scores.
+UNDERDETERMINED = 5
+
 
 @dataclass
 class Distances:
@@ -81,7 +90,9 @@ class Distances:
         for the estimates; the shuffled ones for the random baseline are not
         counted), ``pairs_supported`` (pairs in at least one scored triplet),
         ``min_support`` (fewest scored triplets of a supported pair) and
-        ``m`` (third sequences per pair asked of the design); the k-mer
+        ``m`` (third sequences per pair asked of the design) and
+        ``pairwise_prior`` (all triplets of fewer than :data:`UNDERDETERMINED`
+        sequences, completed by the pairs' global scores); the k-mer
         source keeps ``k`` (and, built in bounded memory, ``neighbours``, ``sparse_joins``,
         ``dense_clusters``, ``evaluated``, ``matrix_bytes``: :func:`trimsa.tree.bounded.kmer_upgma`);
         the aligner's ``pairwise`` distances (corrected
@@ -102,9 +113,13 @@ class Distances:
         i = self.info
         if self.source == "triplet":
             n = len(self.names)
-            return (f"{i['n_triplets']} {i['engine']} triplets on the {i['device']} "
+            text = (f"{i['n_triplets']} {i['engine']} triplets on the {i['device']} "
                     f"({i['triplets']}; {i['pairs_supported']} of {n * (n - 1) // 2} pairs "
                     f"supported, min support {i['min_support']})")
+            if i.get("pairwise_prior"):
+                text += (f" and the pairs' global scores, which decide what the triplets of "
+                         f"{n} sequences leave open")
+            return text
         if self.source == "kmer" and "neighbours" in i:
             return (f"{i['k']}-mer distances in bounded memory ({i['neighbours']} nearest "
                     f"neighbours per sequence, {i['sparse_joins']} joins from them, "
@@ -586,7 +601,10 @@ def pairwise_from_triplets(seqs, triplets=None, scores=None, *, mode="global", s
         is ``None``, else the banded CPU kernel).
     prior, damp
         Sampled designs: prior estimates and the damping of the least squares
-        towards them (see :func:`ls_triplets`).
+        towards them (see :func:`ls_triplets`). All triplets of fewer than 5
+        sequences (:data:`UNDERDETERMINED`): the estimates that fit the triplets
+        exactly and are closest to ``prior`` (the minimum-norm solution when
+        ``None``).
 
     Returns
     -------
@@ -607,7 +625,14 @@ def pairwise_from_triplets(seqs, triplets=None, scores=None, *, mode="global", s
             scores = np.concatenate([_score(seqs, block, band=band, scoring=sc, mode=mode,
                                             device=device, threads=threads)
                                      for block in iter_all_triplets(n)])
-        est = ls_all_triplets(n, scores)
+        if n < UNDERDETERMINED and prior is not None:
+            from ..triplet import all_triplets
+
+            # the triplets fix only part of the pairs (see UNDERDETERMINED): the estimate
+            # that fits them exactly and is closest to the prior
+            est = ls_triplets(n, all_triplets(n), scores, prior=prior)
+        else:
+            est = ls_all_triplets(n, scores)
     else:
         trip = np.asarray(triplets, dtype=np.int64).reshape(-1, 3)
         if scores is None:
@@ -869,9 +894,18 @@ def _triplet_distances(seqs, sc, mode, triplets, m, band, time_budget, transform
     self_sc = self_scores(seqs, sc)
     mm = 0
     if triplets == "all":
+        prior = None
+        if n < UNDERDETERMINED:   # exact global pairwise scores fill in the rest
+            t0 = time.perf_counter()
+            iu, ju = np.triu_indices(n, 1)
+            ps = band_pair_scores(seqs, np.stack([iu, ju], 1), band=int(lengths.max()),
+                                  scoring=sc, threads=threads)
+            prior = np.zeros((n, n))
+            prior[iu, ju] = prior[ju, iu] = ps
+            timings["prior"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         est = pairwise_from_triplets(seqs, None, mode=mode, scoring=sc, band=band, device=dev,
-                                     threads=threads, scheduler=client)
+                                     threads=threads, scheduler=client, prior=prior)
         timings["triplets"] = time.perf_counter() - t0
         n_trip = n_all_triplets(n)
         supported, min_support, mm = n * (n - 1) // 2, n - 2, n - 2
@@ -918,7 +952,8 @@ def _triplet_distances(seqs, sc, mode, triplets, m, band, time_budget, transform
     timings["distances"] = time.perf_counter() - t0
     info = dict(estimates=est, triplets=triplets, engine=engine, device=where,
                 n_triplets=int(n_trip), pairs_supported=int(supported),
-                min_support=int(min_support), m=int(mm))
+                min_support=int(min_support), m=int(mm),
+                pairwise_prior=triplets == "all" and n < UNDERDETERMINED)
     return Distances(seqs.names, D, "triplet", info, timings)
 
 
