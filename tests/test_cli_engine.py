@@ -192,6 +192,26 @@ def test_align3_needs_exactly_three(data_dir, tmp_path, capsys):
     assert not out.exists()
 
 
+def test_align3_says_when_the_cpu_will_take_long(data_dir, tmp_path, capsys, monkeypatch):
+    from trimsa.commands import align3
+
+    out = tmp_path / "a.fa"
+    args = ["align3", str(data_dir / "trip3.fa"), "-o", str(out), "--device", "cpu",
+            "--threads", "1"]
+    assert main(args) == 0
+    assert "cells on 1 CPU thread" not in capsys.readouterr().err
+    # the estimate of this small cube, over a limit set below it
+    monkeypatch.setattr(align3, "LONG_SECONDS", 0.0)
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    assert "cells on 1 CPU thread, roughly" in err and "--device gpu" in err
+    assert main(args + ["-q"]) == 0
+    assert capsys.readouterr().err == ""
+    # 5,000-residue sequences: the scale a user should hear about before waiting
+    assert align3.cpu_estimate(5001 ** 3, False, "global", 2) > 30 * 60
+    assert align3.cpu_estimate(5001 ** 3, False, "global", 16) > align3.LONG_SECONDS
+
+
 def test_triplet_file_unknown_name(data_dir, tmp_path, capsys):
     tri = tmp_path / "t.txt"
     tri.write_text("S1 S2 S99\n")

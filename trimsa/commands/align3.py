@@ -7,7 +7,10 @@ import numpy as np
 from ..errors import OptionError
 from ..io import atomic_output, read_sequences, write_fasta
 from ..triplet import _affine, align_triplets
+from ..scoring import check_mode
+from ..triplet._checks import check_plane_memory
 from ..triplet.api import require_three
+from ..triplet.backends import resolve_device
 from ._common import add_device_options, add_mode_option, add_scoring_options, scoring_from_args
 
 
@@ -30,7 +33,25 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
+#: Cells of the cube aligned per second and CPU thread, by gaps and mode: rough rates for
+#: the note about long alignments (2-core VM, three sequences of about 770 residues:
+#: eval/experiments/2026-11-28-new-user).
+CPU_CELL_RATES = {("linear", "global"): 1e8, ("linear", "other"): 1e8,
+                  ("affine", "global"): 2.5e7, ("affine", "other"): 1e7}
+
+#: Above this many seconds (estimated) on the CPU, align3 says what it is about to do.
+LONG_SECONDS = 60.0
+
+
+def cpu_estimate(cells: int, linear: bool, mode: str, threads: int) -> float:
+    """Rough seconds of an exact alignment of ``cells`` cube cells on ``threads`` CPU threads."""
+    key = ("linear" if linear else "affine", "global" if mode == "global" else "other")
+    return cells / (CPU_CELL_RATES[key] * max(threads, 1))
+
+
 def run(args) -> int:
+    import os
+
     from ._common import check_threads, note
 
     args.threads = check_threads(args.threads)
@@ -47,6 +68,21 @@ def run(args) -> int:
         # kernels' first compilation) pays only beyond it
         cells = int(np.prod(seqs.lengths.astype(np.int64) + 1))
         device = "cpu" if scoring.linear or cells <= _affine.CUBE_CELLS else "auto"
+    on_cpu = device == "cpu" or (device == "auto"
+                                 and resolve_device(device, announce=False) == "cpu")
+    cells = int(np.prod(seqs.lengths.astype(np.int64) + 1))
+    threads = args.threads or os.cpu_count() or 1
+    seconds = cpu_estimate(cells, scoring.linear, args.mode, threads)
+    if on_cpu and seconds > LONG_SECONDS and not args.quiet:
+        # memory first: an input that cannot fit gets its one error line, not this note too
+        check_plane_memory(seqs, np.array([[0, 1, 2]]), scoring,
+                           1 if scoring.linear else threads, "aligning the largest triplet",
+                           tracebacks=True, mode=check_mode(args.mode))
+        lens = ", ".join(str(int(x)) for x in seqs.lengths)
+        note(f"exact alignment of {lens} residues: {cells:.2g} cells on {threads} CPU "
+             f"thread{'s' if threads > 1 else ''}, roughly {seconds / 60:.0f} min (a rough "
+             f"estimate); a GPU (--device gpu) is much faster, and 'trimsa run' aligns "
+             f"long sequences progressively")
     aln = align_triplets(seqs, [[0, 1, 2]], mode=args.mode, scoring=scoring,
                          threads=args.threads, device=device)[0]
     with atomic_output(args.output) as out:
