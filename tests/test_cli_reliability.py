@@ -45,6 +45,10 @@ def ws(tmp_path):
         "truncgz.fa.gz": gzip.compress(OK.encode() * 20)[:60],
         "binary.fa": bytes(range(256)),
         "mixed.fa": b">a\nACGT\n>b\nMKLVWQ\n>c\nACGG\n",
+        "dna_and_protein.fa": (b">p1\n" + b"MKVLHEEWLLAAKQ" * 3 + b"\n>d1\n" + b"ACGTTGCA" * 5
+                               + b"\n>p2\n" + b"MKVLHEEWILAAKQ" * 3 + b"\n"),
+        "png.fa": b"\x89PNG\r\n\x1a\n\x00\x00",
+        "badbyte.fa": b">a\nACGT\xffA\n>b\nACGA\n>c\nACGG\n",
         "tree.nwk": b"((a,b),(c,x));\n",
         "badtree.nwk": b"((a,b),(c,d);\n",
         "ref.fa": b">a\nACGT\n>b\nAC-T\n",
@@ -92,10 +96,17 @@ CASES = [
     pytest.param(["run", _i("badgz.fa.gz")], "corrupt gzip stream", id="run-corrupt-gzip"),
     pytest.param(["run", _i("truncgz.fa.gz")], "corrupt gzip stream", id="run-truncated-gzip"),
     pytest.param(["run", _i("binary.fa")], "", id="run-binary-input"),
+    pytest.param(["run", _i("png.fa")], "(first line '\\x89PNG' does not start with '>')",
+                 id="run-png-bytes-shown-as-bytes"),
+    pytest.param(["run", _i("badbyte.fa")], "invalid character '\\xff' in sequence 'a' at "
+                 "position 5", id="run-non-utf8-byte"),
+    pytest.param(["run", _i("dna_and_protein.fa")], "1 of 3 records look like DNA/RNA (first "
+                 "'d1') and the others like protein; give --alphabet", id="run-dna-and-protein"),
     pytest.param(["align3", _i("four.fa")], "exactly 3", id="align3-four-sequences"),
     pytest.param(["align3", _i("two.fa")], "exactly 3", id="align3-two-sequences"),
     pytest.param(["triplets", _i("two.fa")], "at least 3", id="triplets-two-sequences"),
-    pytest.param(["tree", _i("two.fa")], "", id="tree-two-sequences"),
+    pytest.param(["tree", _i("two.fa")], "found 2; --tree-distances kmer takes 2",
+                 id="tree-two-sequences"),
     pytest.param(["align3", _i("mixed.fa"), "--alphabet", "dna"], "", id="align3-protein-as-dna"),
     # options
     pytest.param(["run", _i("ok.fa"), "--gap", "5"], "must be <= 0", id="run-positive-gap"),
@@ -185,6 +196,17 @@ def test_bad_input_gives_one_line_and_no_output(ws, argv, needle, capsys, monkey
     assert needle in err[0]
     assert sorted(os.listdir(ws / "out")) == []
     assert "Traceback" not in err[0]
+
+
+def test_indented_headers_read_like_the_first_one(ws, capsys):
+    (ws / "in" / "indent.fa").write_text(" >a\nACGTACGTAA\n  >b\nACGAACGTAA\n\t>c\nACGGACGTTA\n")
+    assert [r[0] for r in read_records(ws / "in" / "indent.fa")] == ["a", "b", "c"]
+    assert main(["run", _i("indent.fa"), "-o", "out/x.fa"]) == 0
+
+
+def test_a_protein_file_given_as_protein_may_hold_nucleotide_like_records(ws, capsys):
+    assert main(["run", _i("dna_and_protein.fa"), "--alphabet", "protein", "-o",
+                 "out/x.fa"]) == 0
 
 
 def test_memory_for_huge_triplets_is_checked_before_allocating(ws, capsys):

@@ -138,6 +138,37 @@ def guess(sequences) -> Alphabet:
     return PROTEIN
 
 
+#: A record of at least this many letters, at least 90% of them A, C, G, T, U or N, is
+#: read as nucleotides by :func:`check_not_mixed`.
+MIXED_MIN_LETTERS = 30
+
+
+def _looks_nucleotide(seq: str) -> bool:
+    u = seq.upper().replace("-", "").replace(".", "")
+    return sum(u.count(c) for c in _DNA_LETTERS) >= 0.9 * len(u)
+
+
+def check_not_mixed(records, source: str = "<input>") -> None:
+    """Raise :class:`AlphabetError` when a file read as protein also holds records that
+    are plainly nucleotides (``(name, sequence)`` pairs; records of at least
+    :data:`MIXED_MIN_LETTERS` letters, 90% of them A, C, G, T, U or N): aligning DNA as
+    protein is almost always a mixed-up input. ``--alphabet`` (or ``alphabet=``)
+    reads such a file as given.
+
+    >>> check_not_mixed([("p", "MKVLHEEWLLAAKQ" * 3), ("d", "ACGTTGCA" * 5)])
+    Traceback (most recent call last):
+    ...
+    trimsa.errors.AlphabetError: <input>: 1 of 2 records look like DNA/RNA (first 'd') and the others like protein; give --alphabet dna or protein if this is intended
+    """
+    records = list(records)
+    nuc = [name for name, seq in records
+           if len(seq) >= MIXED_MIN_LETTERS and _looks_nucleotide(seq)]
+    if nuc and len(nuc) < len(records):
+        raise AlphabetError(f"{source}: {len(nuc)} of {len(records)} records look like "
+                            f"DNA/RNA (first {nuc[0]!r}) and the others like protein; give "
+                            f"--alphabet dna or protein if this is intended")
+
+
 def get(name: str) -> Alphabet:
     """The alphabet called ``name`` (``"dna"``, ``"rna"`` or ``"protein"``)."""
     key = name.lower()

@@ -24,6 +24,7 @@ import contextlib
 import gzip
 import io
 import os
+import re
 import stat
 import sys
 import tempfile
@@ -94,11 +95,12 @@ class SequenceSet:
     def index(self) -> dict:
         return {n: i for i, n in enumerate(self.names)}
 
-    def require(self, n: int, what: str) -> None:
-        """Raise unless at least ``n`` sequences are present."""
+    def require(self, n: int, what: str, hint: str = "") -> None:
+        """Raise unless at least ``n`` sequences are present (``hint``: what to do instead)."""
         if len(self) < n:
             raise TooFewSequencesError(
                 f"{self.source}: {what} needs at least {n} sequences, found {len(self)}"
+                + (f"; {hint}" if hint else "")
             )
 
 
@@ -131,6 +133,14 @@ def _read_bytes(source) -> tuple:
     return label, data
 
 
+def _shown(text: str) -> str:
+    """``text`` quoted for a message, a byte that is not UTF-8 (read as a surrogate
+    escape) written ``\\xNN``."""
+    body = "".join(f"\\x{ord(c) - 0xdc00:02x}" if 0xdc80 <= ord(c) <= 0xdcff else c
+                   for c in text)
+    return repr(body).replace("\\\\x", "\\x")
+
+
 def _check_ascii_residues(text: str, label: str) -> None:
     """Names may hold any character; a residue outside ASCII is an
     :class:`InputFormatError` naming its record and position (Biopython would only say
@@ -145,7 +155,7 @@ def _check_ascii_residues(text: str, label: str) -> None:
                 continue
             pos += 1
             if not ch.isascii():
-                raise InputFormatError(f"{label}: invalid character {ch!r} in sequence "
+                raise InputFormatError(f"{label}: invalid character {_shown(ch)} in sequence "
                                        f"{name!r} at position {pos}")
 
 
@@ -170,12 +180,14 @@ def read_records(source) -> list:
     records = []
     # any line ending (\r\n, or a lone \r of old Mac files) reads as \n
     text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n").lstrip()
+    # a header line indented like the first one (which lstrip took care of)
+    text = re.sub(r"(?m)^[ \t]+>", ">", text)
     if not text:
         raise InputFormatError(f"{label}: file is empty")
     if text[0] != ">":
         line = text.splitlines()[0][:40]
         raise InputFormatError(
-            f"{label}: not a FASTA file (first line {line!r} does not start with '>')"
+            f"{label}: not a FASTA file (first line {_shown(line)} does not start with '>')"
         )
     if not text.isascii():
         _check_ascii_residues(text, label)
@@ -215,6 +227,8 @@ def encode_records(records, alphabet=None, label: str = "<input>") -> SequenceSe
     check_records(records, label)
     if alphabet is None or alphabet == "auto":
         alpha = _alphabet.guess(seq for _n, _d, seq in records)
+        if alpha is _alphabet.PROTEIN:
+            _alphabet.check_not_mixed(((n, seq) for n, _d, seq in records), label)
     elif isinstance(alphabet, str):
         alpha = _alphabet.get(alphabet)
     else:
