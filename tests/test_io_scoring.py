@@ -104,7 +104,7 @@ def test_defaults_come_from_one_table():
 
 @pytest.mark.parametrize("kw, words", [
     pytest.param({"gap": 1}, "must be <= 0", id="positive-gap"),
-    pytest.param({"gap_open": 2}, "gap-open score is a score and must be <= 0", id="positive-open"),
+    pytest.param({"gap_open": 2}, r"--gap-open \(gap_open\) must be <= 0", id="positive-open"),
     pytest.param({"gap_extend": 0.5}, "must be an integer", id="fractional-extend"),
     pytest.param({"gap": -2, "gap_open": -1}, "either --gap or --gap-open", id="gap-and-open"),
 ])

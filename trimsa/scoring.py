@@ -141,7 +141,8 @@ def _as_int(value, what: str) -> int:
 def _gap_score(value, what: str) -> int:
     v = _as_int(value, what)
     if v > 0:
-        raise OptionError(f"{what} is a score and must be <= 0, got {value!r}")
+        raise OptionError(f"{what} must be <= 0 (gap scores are penalties, given as "
+                          f"negative scores), got {value!r}")
     return v
 
 
@@ -160,9 +161,9 @@ def resolve_gaps(alphabet_name: str, stage: Stage = "triplet", *, gap=None, gap_
         if gap_open is not None or gap_extend is not None:
             raise OptionError("--gap sets linear gaps (gap open 0, gap extend G); give either "
                               "--gap or --gap-open/--gap-extend, not both")
-        return 0, _gap_score(gap, "gap score")
-    go = default[0] if gap_open is None else _gap_score(gap_open, "gap-open score")
-    ge = default[1] if gap_extend is None else _gap_score(gap_extend, "gap-extend score")
+        return 0, _gap_score(gap, "--gap (gap)")
+    go = default[0] if gap_open is None else _gap_score(gap_open, "--gap-open (gap_open)")
+    ge = default[1] if gap_extend is None else _gap_score(gap_extend, "--gap-extend (gap_extend)")
     return go, ge
 
 
@@ -195,8 +196,8 @@ class Scoring:
             raise OptionError("substitution table does not match the alphabet size")
         t.setflags(write=False)
         object.__setattr__(self, "table", t)
-        object.__setattr__(self, "gap_open", _gap_score(self.gap_open, "gap-open score"))
-        object.__setattr__(self, "gap_extend", _gap_score(self.gap_extend, "gap-extend score"))
+        object.__setattr__(self, "gap_open", _gap_score(self.gap_open, "gap_open"))
+        object.__setattr__(self, "gap_extend", _gap_score(self.gap_extend, "gap_extend"))
 
     def __repr__(self):
         gaps = (f"gap={self.gap_extend}" if self.linear

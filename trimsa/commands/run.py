@@ -159,6 +159,7 @@ def handler(args) -> int:
         for stage in result.stages:
             note(stage.line())
         note(f"write: {fmt}; {time.perf_counter() - t:.3f} s")
-        note(f"total: {time.perf_counter() - t0:.3f} s ({len(result.names)} sequences, "
+        n = len(result.names)
+        note(f"total: {time.perf_counter() - t0:.3f} s ({n} sequence{'s' if n != 1 else ''}, "
              f"{len(result)} columns)")
     return 0
