@@ -407,6 +407,16 @@ def test_four_sequences_take_the_cherries_the_triplets_leave_open_from_the_pairs
         np.testing.assert_allclose(fit, sc, atol=1e-6)
 
 
+@pytest.mark.gpu
+def test_four_sequences_on_the_gpu_give_the_cpu_tree():
+    seqs = _two_clusters(np.random.default_rng(9))
+    gpu = build_guide_tree(seqs, device="gpu", band=None)
+    cpu = build_guide_tree(seqs, device="cpu", band=None)
+    assert gpu.distances.info["device"] == "gpu" and gpu.distances.info["pairwise_prior"]
+    assert gpu.newick() == cpu.newick()
+    assert _cherries(gpu) == {frozenset("ac"), frozenset("bd")}
+
+
 def test_three_sequences_join_the_closest_pair_first():
     seqs = [("a", "ACGTTGCAAC"), ("b", "TTTTGGGGCC"), ("c", "ACGTTGCATC")]
     gt = build_guide_tree(seqs, method="upgma")
