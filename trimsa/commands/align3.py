@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from ..errors import OptionError
 from ..io import atomic_output, read_sequences, write_fasta
-from ..triplet import _affine, align_triplets
 from ..scoring import check_mode
+from ..triplet import _affine, align_triplets
 from ..triplet._checks import check_plane_memory
 from ..triplet.api import require_three
 from ..triplet.backends import resolve_device
@@ -50,8 +52,6 @@ def cpu_estimate(cells: int, linear: bool, mode: str, threads: int) -> float:
 
 
 def run(args) -> int:
-    import os
-
     from ._common import check_threads, note
 
     args.threads = check_threads(args.threads)
@@ -59,6 +59,7 @@ def run(args) -> int:
     require_three(seqs)
     scoring = scoring_from_args(args, seqs.alphabet)
     device = args.device
+    cells = int(np.prod(seqs.lengths.astype(np.int64) + 1))
     if device == "gpu" and scoring.linear:
         raise OptionError("align3 runs on the GPU with affine gaps only (--gap-open and "
                           "--gap-extend); linear-gap alignments run on the CPU: use --device cpu "
@@ -66,11 +67,9 @@ def run(args) -> int:
     if device == "auto":
         # a full cube is aligned in well under a second on the CPU: the GPU (and its
         # kernels' first compilation) pays only beyond it
-        cells = int(np.prod(seqs.lengths.astype(np.int64) + 1))
         device = "cpu" if scoring.linear or cells <= _affine.CUBE_CELLS else "auto"
     on_cpu = device == "cpu" or (device == "auto"
                                  and resolve_device(device, announce=False) == "cpu")
-    cells = int(np.prod(seqs.lengths.astype(np.int64) + 1))
     threads = args.threads or os.cpu_count() or 1
     seconds = cpu_estimate(cells, scoring.linear, args.mode, threads)
     if on_cpu and seconds > LONG_SECONDS and not args.quiet:
