@@ -559,19 +559,32 @@ def test_triplets_keep_a_share_of_the_budget_when_the_prior_overruns(monkeypatch
 
     assert distances.triplet_seconds(10.0, 3.0) == 7.0
     assert distances.triplet_seconds(10.0, 50.0) == distances.TRIPLET_SHARE * 10.0
-    # a prior that takes longer than the whole budget still leaves triplets to score
+    # a prior estimated to take longer than the whole budget still leaves triplets to score
+    from trimsa.triplet import plan
+
+    monkeypatch.setitem(plan.RATES, ("cpu", "band"), plan.Rate(cells_per_s=10.0))
+    d = distances.triplet_distances(random_seqs(12, 40, 3), triplets="sampled",
+                                    time_budget=0.2, threads=1, band=None)
+    assert d.info["n_triplets"] > 12
+
+
+def test_a_sampled_design_does_not_depend_on_how_long_its_steps_took(monkeypatch):
+    from trimsa.tree import distances
+
+    seqs = random_seqs(30, 60, 5)
+    first = distances.triplet_distances(seqs, triplets="sampled", time_budget=0.05, threads=1)
     slow_prior = distances.band_pair_scores
 
     def slow(*a, **k):
         import time
-        time.sleep(0.3)
+        time.sleep(0.2)
         return slow_prior(*a, **k)
 
     monkeypatch.setattr(distances, "band_pair_scores", slow)
-    d = distances.triplet_distances(random_seqs(12, 40, 3), triplets="sampled",
-                                    time_budget=0.2, threads=1)
-    assert d.timings["prior"] > 0.2
-    assert d.info["n_triplets"] > 12
+    again = distances.triplet_distances(seqs, triplets="sampled", time_budget=0.05, threads=1)
+    assert again.timings["prior"] > 0.2
+    assert again.info["n_triplets"] == first.info["n_triplets"]
+    np.testing.assert_array_equal(again.matrix, first.matrix)
 
 
 def test_check_matrix_symmetrizes_as_the_mean_with_the_transpose():

@@ -804,7 +804,8 @@ def triplet_distances(seqs, *, scoring: Scoring | None = None, mode: str = "glob
         the triplet scoring, converted to cells with
         :data:`trimsa.triplet.plan.RATES` for the device in use (an estimate:
         the run may take longer on a loaded machine). The triplets get what
-        the prior leaves, and never less than :data:`TRIPLET_SHARE` of it.
+        the prior leaves by the same estimate (not by its measured time), and
+        never less than :data:`TRIPLET_SHARE` of it.
     transform
         ``"deficit"`` or ``"fd"`` (see :func:`score_distances`).
     damp
@@ -813,7 +814,11 @@ def triplet_distances(seqs, *, scoring: Scoring | None = None, mode: str = "glob
         ``"cpu"``, ``"gpu"`` or ``"auto"`` for the exact triplet scores; CPU
         threads (0 = all cores).
     seed
-        Seed of the sampled design and of the shuffles (deterministic).
+        Seed of the sampled design and of the shuffles. The same input, options,
+        device and thread count give the same distances; a sampled design's size
+        follows the budget at the device's rate (:data:`trimsa.triplet.plan.RATES`),
+        so another device or thread count may score other triplets (``m`` fixes the
+        third sequences per pair while the budget allows them).
     scheduler
         Score the triplets on Dask workers (a
         :func:`trimsa.triplet.distributed.connect` spec or client), each on
@@ -925,7 +930,11 @@ def _triplet_distances(seqs, sc, mode, triplets, m, band, time_budget, transform
         D_prior = score_distances(prior, self_sc, lengths, rho2, kind=transform)
         timings["prior"] = time.perf_counter() - t0
         t0 = time.perf_counter()
-        budget_cells = triplet_seconds(time_budget, timings["prior"]) * rate
+        # the prior's seconds estimated from its cells, not measured, so that the same
+        # input, options, device and threads give the same design
+        prior_seconds = (iu.size * (lengths.mean() + 1.0) * (2 * pband + 1)
+                         / _rate("cpu", "band", nthreads))
+        budget_cells = triplet_seconds(time_budget, prior_seconds) * rate
         max_trip = int(max(1, budget_cells // per_triplet))
         pairs = n * (n - 1) // 2
         mm = m if m is not None else int(max(2, min(n - 2, (2.4 * max_trip) // pairs)))
