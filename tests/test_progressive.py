@@ -269,6 +269,22 @@ def test_guide_tree_from_file_and_true_tree():
     assert sorted(t.label for t in res.tree.taxon_namespace) == sorted(n for n, _ in recs)
 
 
+def test_guide_tree_as_a_dendropy_tree_a_guide_tree_or_newick_text():
+    import dendropy
+
+    path = DATA / "msa16_tree.nwk"
+    want = Aligner(guide_tree=path).align(DATA / "msa16_input.fa").rows
+    text = path.read_text().strip()
+    given = (dendropy.Tree.get(data=text, schema="newick", preserve_underscores=True),
+             Aligner(guide_tree=path).align(DATA / "msa16_input.fa").guide, text)
+    for tree in given:
+        assert Aligner(guide_tree=tree).align(DATA / "msa16_input.fa").rows == want
+    with pytest.raises(OptionError, match="got a int"):
+        Aligner(guide_tree=5)
+    with pytest.raises(InputFormatError, match="guide tree: not a Newick tree"):
+        Aligner(guide_tree="(s0,(s1;").align(DATA / "msa16_input.fa")
+
+
 def test_guide_tree_must_cover_the_sequences(tmp_path):
     bad = tmp_path / "t.nwk"
     bad.write_text("(s0,(s1,s9));\n")

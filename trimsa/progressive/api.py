@@ -15,7 +15,6 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -225,7 +224,8 @@ class Aligner:
     terminal
         Factor on ``gap_open`` for gaps at either end of a profile.
     guide_tree
-        A Newick file or a ``dendropy.Tree`` over the sequence names to use
+        A Newick file (path), Newick text (ending in ``;``), a ``dendropy.Tree``
+        or a :class:`~trimsa.tree.GuideTree` over the sequence names to use
         instead of building one.
     consistency
         Weight of the consistency library (global affine pairwise alignments,
@@ -339,10 +339,10 @@ class Aligner:
             if (isinstance(value, bool) or not isinstance(value, numbers.Real)
                     or not math.isfinite(value)):
                 raise OptionError(f"{name} must be a number, got {value!r}")
-        if self.guide_tree is not None and not isinstance(self.guide_tree, (str, os.PathLike)):
-            raise OptionError(f"guide_tree must be the path of a Newick file, got a "
-                              f"{type(self.guide_tree).__name__} (write a tree to a file "
-                              "first, e.g. with its newick())")
+        if self.guide_tree is not None and not GuideTree.readable(self.guide_tree):
+            raise OptionError(f"guide_tree must be the path of a Newick file, Newick text, "
+                              f"a dendropy.Tree or a GuideTree, got a "
+                              f"{type(self.guide_tree).__name__}")
         _check_choice(self.method, tuple(METHODS), "guide-tree method")
         _check_choice(self.tree_distances, TREE_DISTANCES, "guide-tree distance source")
         _check_choice(self.device, DEVICES, "device")

@@ -176,20 +176,33 @@ class GuideTree:
 
     @classmethod
     def read(cls, source, names) -> "GuideTree":
-        """A guide tree from a Newick file (path) or a ``dendropy.Tree`` over ``names``."""
+        """A guide tree over ``names`` from a Newick file (path), Newick text (a string
+        that ends in ``;`` and names no file), a ``dendropy.Tree`` or a :class:`GuideTree`."""
         import dendropy
 
+        if isinstance(source, GuideTree):
+            source = source.to_dendropy()
         if isinstance(source, dendropy.Tree):
             return cls.from_dendropy(source, names)
         path = os.fspath(source)
+        where = {"path": path}
         if not os.path.exists(path):
-            raise InputFormatError(f"{path}: no such file (guide tree)")
+            if not (isinstance(path, str) and path.rstrip().endswith(";")):
+                raise InputFormatError(f"{path}: no such file (guide tree)")
+            where, path = {"data": path}, "guide tree"
         try:
-            tree = dendropy.Tree.get(path=path, schema="newick", preserve_underscores=True)
+            tree = dendropy.Tree.get(**where, schema="newick", preserve_underscores=True)
         except Exception as exc:  # dendropy raises many types for bad Newick
             msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             raise InputFormatError(f"{path}: not a Newick tree ({msg})") from None
         return cls.from_dendropy(tree, names)
+
+    @staticmethod
+    def readable(source) -> bool:
+        """Whether :meth:`read` takes an object of this type."""
+        import dendropy
+
+        return isinstance(source, (str, os.PathLike, dendropy.Tree, GuideTree))
 
     # -- writing -------------------------------------------------------------
     def newick(self) -> str:
