@@ -102,6 +102,21 @@ def test_manifest_entries_are_well_formed():
             assert seconds >= 0 and start >= 0 and depth >= 0
 
 
+def test_schedule_counts_what_the_helpers_take_off_the_run():
+    """The run reaches a function earlier by what the helpers compile for it before: a
+    function that would be late on that timeline stays with the run."""
+    ready = _numba.HELPER_READY
+    a = ["a", [], 1.0, ready + 1.0, 0]
+    b = ["b", [], 2.0, ready + 3.5, 0]   # the helper ends it at ready + 3, the run is there
+    #                                      at ready + 3.5 - 1 (a was compiled for it)
+    c = ["c", [], 0.5, ready + 10.0, 0]
+    assert _numba.schedule([a, b, c], 1) == [[("a", []), ("c", [])]]
+    # with a second helper b fits: each helper's own clock
+    assert _numba.schedule([a, b, c], 2) == [[("a", []), ("c", [])], [("b", [])]]
+    # needed before any helper is ready, or too long to end in time: the run's own
+    assert _numba.schedule([["d", [], 0.1, ready / 2, 0], ["e", [], 9.0, ready + 5, 0]], 3) == []
+
+
 def test_helpers_fill_the_cache(tmp_path):
     """Helpers compile what is missing from a cold cache (a fresh numba cache folder), and
     start for nothing that is already there or needed too soon."""

@@ -285,6 +285,17 @@ def test_guide_tree_as_a_dendropy_tree_a_guide_tree_or_newick_text():
         Aligner(guide_tree="(s0,(s1;").align(DATA / "msa16_input.fa")
 
 
+@pytest.mark.parametrize("call, error, words", [
+    (lambda: align(None), InputFormatError, "not a NoneType"),
+    (lambda: align(5), InputFormatError, "not a int"),
+    (lambda: align("ACGTACGTAC"), InputFormatError, "pass a list of them"),
+    (lambda: align(evolve(3, 20, 1), progress=5), OptionError, "progress must be a function"),
+], ids=["none", "number", "a-sequence-as-path", "progress-not-callable"])
+def test_api_misuse_names_the_problem(call, error, words):
+    with pytest.raises(error, match=words):
+        call()
+
+
 def test_guide_tree_must_cover_the_sequences(tmp_path):
     bad = tmp_path / "t.nwk"
     bad.write_text("(s0,(s1,s9));\n")

@@ -438,6 +438,8 @@ def test_guide_tree_bad_options():
         build_guide_tree(seqs, distances="kmer", band=4)
     with pytest.raises(OptionError, match="distance source"):
         build_guide_tree(seqs, distances="ml")
+    with pytest.raises(OptionError, match="band must be an integer"):
+        build_guide_tree(seqs, band="x")
     with pytest.raises(OptionError, match="linear gaps only"):
         build_guide_tree(seqs, scoring=Scoring.dna(gap_open=-3, gap_extend=-1))
 

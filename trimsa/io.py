@@ -317,8 +317,14 @@ def as_sequence_set(seqs, alphabet=None) -> SequenceSet:
     """
     if isinstance(seqs, SequenceSet):
         return seqs
+    if isinstance(seqs, str) and seqs.isalpha() and not os.path.exists(seqs):
+        raise InputFormatError(f"{seqs[:30]}: no such file (to align sequences given as "
+                               f"strings, pass a list of them)")
     if isinstance(seqs, (str, os.PathLike)):
         return read_sequences(seqs, alphabet)
+    if not isinstance(seqs, Iterable):
+        raise InputFormatError(f"give a FASTA path, SeqRecords, (name, sequence) pairs or "
+                               f"strings, not a {type(seqs).__name__}")
     if isinstance(seqs, (bytes, bytearray)) or hasattr(seqs, "read"):
         raise InputFormatError("give a FASTA path, not a file object or bytes (or a list of "
                                "SeqRecords from Bio.SeqIO.parse(handle, 'fasta'))")

@@ -466,6 +466,9 @@ class Aligner:
         against the names before any work.
         """
         t0 = time.perf_counter()
+        if progress is not None and not callable(progress):
+            raise OptionError(f"progress must be a function progress(done, total, stage), "
+                              f"got {progress!r}")
         alpha = None if self.alphabet == "auto" else self.alphabet
         seqs = as_sequence_set(sequences, alpha)
         if format is not None:

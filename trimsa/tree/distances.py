@@ -874,7 +874,11 @@ def _triplet_distances(seqs, sc, mode, triplets, m, band, time_budget, transform
     if band == "auto":
         band = None if (dev == "gpu" or mode != "global") else DEFAULT_BAND
     if band is not None:
-        band = int(band)
+        try:
+            band = int(band)
+        except (TypeError, ValueError):
+            raise OptionError(f"band must be an integer >= 1, 'auto' or None, got {band!r}") \
+                from None
         if band < 1:
             raise OptionError(f"band must be >= 1, got {band}")
         # a band as wide as the longest sequence holds every cell: wider ones are the same
