@@ -105,7 +105,7 @@ CASES = [
     pytest.param(["align3", _i("four.fa")], "exactly 3", id="align3-four-sequences"),
     pytest.param(["align3", _i("two.fa")], "exactly 3", id="align3-two-sequences"),
     pytest.param(["triplets", _i("two.fa")], "at least 3", id="triplets-two-sequences"),
-    pytest.param(["tree", _i("two.fa")], "found 2; --tree-distances kmer takes 2",
+    pytest.param(["tree", _i("two.fa")], "found 2; k-mer distances (--tree-distances kmer",
                  id="tree-two-sequences"),
     pytest.param(["align3", _i("mixed.fa"), "--alphabet", "dna"], "", id="align3-protein-as-dna"),
     # options

@@ -833,7 +833,8 @@ def triplet_distances(seqs, *, scoring: Scoring | None = None, mode: str = "glob
     if not (time_budget > 0):
         raise OptionError(f"time budget must be positive, got {time_budget}")
     seqs = as_sequence_set(seqs)
-    seqs.require(3, "a guide tree from triplets", "--tree-distances kmer takes 2")
+    seqs.require(3, "a guide tree from triplets",
+                  "k-mer distances (--tree-distances kmer, distances='kmer') take 2")
     sc = scoring_for(seqs, scoring).require_linear(
         "the guide tree's triplet distances (banded prior, calibration)")
     n = len(seqs)
