@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# At the session's last code commit: the whole GPU suite (the 3- and 4-sequence triplet
+# At the session's last code commit (run at 6ed0498, and again at c9c46e5): the whole GPU suite (the 3- and 4-sequence triplet
 # tree on the GPU among it), then gpu_fuzz.py with another seed.
 date -u; nvidia-smi --query-gpu=name --format=csv,noheader; nproc
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl 2>/dev/null
