@@ -1021,6 +1021,10 @@ class AlignmentResult:
         The aligned rows in input order (input characters and ``-``).
     guide
         The guide tree (:class:`~trimsa.tree.GuideTree`).
+    alphabet
+        ``"dna"`` for nucleotides, DNA and RNA alike (one alphabet, ``U`` read as
+        ``T``; the rows keep the input's letters, and :attr:`alignment` marks rows
+        with a ``U`` as RNA), or ``"protein"``.
     stages
         What each stage did and how long it took (:class:`Stage`).
     """
