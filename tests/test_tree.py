@@ -417,6 +417,28 @@ def test_four_sequences_on_the_gpu_give_the_cpu_tree():
     assert _cherries(gpu) == {frozenset("ac"), frozenset("bd")}
 
 
+@pytest.mark.parametrize("options", [dict(triplets="all", band=None),
+                                     dict(triplets="all", band=4),
+                                     dict(triplets="sampled", band=None, m=3),
+                                     dict(triplets="sampled", band=4, m=3)],
+                         ids=["all-exact", "all-band", "sampled-exact", "sampled-band"])
+def test_triplet_progress_reports_every_block_and_changes_nothing(options, monkeypatch):
+    from trimsa.tree import distances
+
+    monkeypatch.setattr(distances, "PROGRESS_BLOCK", 7)
+    seqs = random_seqs(14, 30, 2)
+    calls = []
+    quiet = build_guide_tree(seqs, **options)
+    shown = build_guide_tree(seqs, progress=lambda *a: calls.append(a), **options)
+    np.testing.assert_array_equal(shown.distances.matrix, quiet.distances.matrix)
+    assert shown.newick() == quiet.newick()
+    total = shown.distances.info["n_triplets"]
+    assert len(calls) > 1 and {c[2] for c in calls} == {"tree: triplets"}
+    assert [c[1] for c in calls] == [total] * len(calls)
+    done = [c[0] for c in calls]
+    assert done == sorted(done) and done[-1] == total and len(set(done)) == len(done)
+
+
 def test_three_sequences_join_the_closest_pair_first():
     seqs = [("a", "ACGTTGCAAC"), ("b", "TTTTGGGGCC"), ("c", "ACGTTGCATC")]
     gt = build_guide_tree(seqs, method="upgma")

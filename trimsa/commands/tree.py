@@ -66,7 +66,7 @@ def register(subparsers) -> None:
     p.add_argument("-v", "--verbose", action="store_true",
                    help="say on stderr what was done")
     p.add_argument("-q", "--quiet", action="store_true",
-                   help="no progress bar (k-mer distances)")
+                   help="no progress bar (k-mer distances, triplet scores)")
     add_device_options(p)
     p.add_argument("--gpus", default=None, metavar="LIST",
                    help="the GPUs that count the shared k-mers (--tree-distances kmer), e.g. "

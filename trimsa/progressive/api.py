@@ -805,7 +805,7 @@ class Aligner:
             return GuideTree(seqs.names, [(0, 1)], np.zeros(3), 2, method=self.method)
         return build_guide_tree(seqs, distances="triplet", method=self.method,
                                 scoring=scoring, device=self.device, threads=threads,
-                                scheduler=workers)
+                                scheduler=workers, progress=progress)
 
     def _triplet_votes(self, seqs, codes, scoring, sc, library, threads, progress, stages):
         """Mix the votes of banded exact 3-way alignments into ``library``

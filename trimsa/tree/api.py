@@ -61,7 +61,8 @@ def build_guide_tree(seqs, *, distances: Source = "triplet", method: Method = "n
         to this many bytes); other sources and methods are an error.
     progress
         Called as ``progress(done, total, stage)`` while the k-mer distances are
-        computed (the passes over all pairs); the triplet source does not call it.
+        computed (the passes over all pairs) or the triplets scored (stage
+        ``"tree: triplets"``; not with a scheduler).
     **options
         The source's own options (an option the source does not take is an
         error): ``device``, ``threads`` and ``scheduler`` for both, ``gpus`` for
@@ -107,8 +108,9 @@ def build_guide_tree(seqs, *, distances: Source = "triplet", method: Method = "n
         if verbose:
             print(f"trimsa: {tree.summary()}", file=sys.stderr)
         return tree
-    if distances == "kmer" and progress is not None:
-        options["progress"] = lambda done, total: progress(done, total, "tree: k-mer distances")
+    if progress is not None:
+        stage = "tree: k-mer distances" if distances == "kmer" else "tree: triplets"
+        options["progress"] = lambda done, total: progress(done, total, stage)
     dist = source(seqs, **options)
     t0 = time.perf_counter()
     tree = METHODS[method](dist.matrix, seqs.names)

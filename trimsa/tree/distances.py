@@ -450,14 +450,38 @@ def _mean_triplet_cells(lengths, band):
     return float(L.mean()) * float(2 * band + 1) ** 2
 
 
-def _score(seqs, trip, *, band, scoring, mode, device, threads, scheduler=None):
-    if band is None:
-        from ..triplet import score_triplets
+#: Reports of progress over a stage's triplets (blocks of at least PROGRESS_BLOCK).
+PROGRESS_STEPS = 64
+PROGRESS_BLOCK = 1024
 
+
+def _score(seqs, trip, *, band, scoring, mode, device, threads, scheduler=None,
+           progress=None):
+    """Scores of ``trip`` (``None``: all ``C(n, 3)``), exact (``band`` None) or banded.
+    With ``progress`` (not with a scheduler, which splits the work itself), in blocks
+    after each of which ``progress(done, total)`` is called: the same scores."""
+    from ..triplet import iter_all_triplets, score_triplets
+
+    if band is None and (progress is None or scheduler is not None):
         return score_triplets(seqs, trip, mode=mode, scoring=scoring, device=device,
                               threads=0 if scheduler is not None else threads,
                               scheduler=scheduler)
-    return band_triplet_scores(seqs, trip, band=band, scoring=scoring, threads=threads)
+    if band is not None and trip is not None and progress is None:
+        return band_triplet_scores(seqs, trip, band=band, scoring=scoring, threads=threads)
+    n = len(seqs)
+    total = n_all_triplets(n) if trip is None else len(trip)
+    step = max(PROGRESS_BLOCK, -(-total // PROGRESS_STEPS)) if progress else 1 << 20
+    step = min(step, 1 << 20)
+    blocks = (iter_all_triplets(n, step) if trip is None
+              else (trip[lo:lo + step] for lo in range(0, total, step)))
+    out, done = [], 0
+    for block in blocks:
+        out.append(_score(seqs, block, band=band, scoring=scoring, mode=mode, device=device,
+                          threads=threads))
+        done += len(block)
+        if progress is not None:
+            progress(done, total)
+    return np.concatenate(out) if out else np.zeros(0, np.int64)
 
 
 def _shuffled(seqs: SequenceSet, count: int, rng) -> SequenceSet:
@@ -586,7 +610,8 @@ def ls_triplets(n: int, triplets, scores, *, prior=None, damp: float = 0.0) -> n
 
 def pairwise_from_triplets(seqs, triplets=None, scores=None, *, mode="global", scoring=None,
                            band: int | None = None, prior=None, damp: float = DEFAULT_DAMP,
-                           device="cpu", threads: int = 0, scheduler=None) -> np.ndarray:
+                           device="cpu", threads: int = 0, scheduler=None,
+                           progress=None) -> np.ndarray:
     """Pairwise score estimates ``(n, n)`` from triplet scores.
 
     Parameters
@@ -605,6 +630,9 @@ def pairwise_from_triplets(seqs, triplets=None, scores=None, *, mode="global", s
         sequences (:data:`UNDERDETERMINED`): the estimates that fit the triplets
         exactly and are closest to ``prior`` (the minimum-norm solution when
         ``None``).
+    progress
+        Called as ``progress(done, total)`` while triplets are scored here (not with
+        a scheduler).
 
     Returns
     -------
@@ -616,15 +644,9 @@ def pairwise_from_triplets(seqs, triplets=None, scores=None, *, mode="global", s
     sc = scoring_for(seqs, scoring)
     n = len(seqs)
     if triplets is None:
-        if scores is None and band is None:
-            scores = _score(seqs, None, band=None, scoring=sc, mode=mode, device=device,
-                            threads=threads, scheduler=scheduler)
-        elif scores is None:
-            from ..triplet import iter_all_triplets
-
-            scores = np.concatenate([_score(seqs, block, band=band, scoring=sc, mode=mode,
-                                            device=device, threads=threads)
-                                     for block in iter_all_triplets(n)])
+        if scores is None:
+            scores = _score(seqs, None, band=band, scoring=sc, mode=mode, device=device,
+                            threads=threads, scheduler=scheduler, progress=progress)
         if n < UNDERDETERMINED and prior is not None:
             from ..triplet import all_triplets
 
@@ -637,7 +659,7 @@ def pairwise_from_triplets(seqs, triplets=None, scores=None, *, mode="global", s
         trip = np.asarray(triplets, dtype=np.int64).reshape(-1, 3)
         if scores is None:
             scores = _score(seqs, trip, band=band, scoring=sc, mode=mode, device=device,
-                            threads=threads, scheduler=scheduler)
+                            threads=threads, scheduler=scheduler, progress=progress)
         est = ls_triplets(n, trip, scores, prior=prior, damp=damp)
     np.fill_diagonal(est, self_scores(seqs, sc))
     return est
@@ -776,7 +798,7 @@ def triplet_distances(seqs, *, scoring: Scoring | None = None, mode: str = "glob
                       band: int | str | None = "auto",
                       time_budget: float = DEFAULT_TIME_BUDGET, transform: str = "deficit",
                       damp: float = DEFAULT_DAMP, device: str = "cpu", threads: int = 0,
-                      seed: int = 0, scheduler=None) -> Distances:
+                      seed: int = 0, scheduler=None, progress=None) -> Distances:
     """Distances from 3-way alignment scores (see the module's notes).
 
     Parameters
@@ -826,6 +848,9 @@ def triplet_distances(seqs, *, scoring: Scoring | None = None, mode: str = "glob
         (``band`` ``"auto"`` or None), with the time budget converted at the
         rate of all the workers together. The distances are those of one
         process.
+    progress
+        Called as ``progress(done, total)`` while the triplets are scored (in
+        blocks, with the same scores; not with a scheduler).
     """
     _check_choice(triplets, TRIPLET_CHOICES, "triplet choice")
     _check_choice(transform, TRANSFORMS, "distance transform")
@@ -852,11 +877,11 @@ def triplet_distances(seqs, *, scoring: Scoring | None = None, mode: str = "glob
             return _triplet_distances(seqs, sc, mode, triplets, m, None, time_budget,
                                       transform, damp, device, threads, seed, client)
     return _triplet_distances(seqs, sc, mode, triplets, m, band, time_budget, transform,
-                              damp, device, threads, seed, None)
+                              damp, device, threads, seed, None, progress)
 
 
 def _triplet_distances(seqs, sc, mode, triplets, m, band, time_budget, transform, damp, device,
-                       threads, seed, client) -> Distances:
+                       threads, seed, client, progress=None) -> Distances:
     """:func:`triplet_distances` after its checks; ``client``: the Dask workers, or None."""
     n = len(seqs)
     nthreads = _numba.set_threads(threads)
@@ -915,7 +940,8 @@ def _triplet_distances(seqs, sc, mode, triplets, m, band, time_budget, transform
             timings["prior"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         est = pairwise_from_triplets(seqs, None, mode=mode, scoring=sc, band=band, device=dev,
-                                     threads=threads, scheduler=client, prior=prior)
+                                     threads=threads, scheduler=client, prior=prior,
+                                     progress=progress)
         timings["triplets"] = time.perf_counter() - t0
         n_trip = n_all_triplets(n)
         supported, min_support, mm = n * (n - 1) // 2, n - 2, n - 2
@@ -947,7 +973,7 @@ def _triplet_distances(seqs, sc, mode, triplets, m, band, time_budget, transform
         timings["design"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         S = _score(seqs, trip, band=band, scoring=sc, mode=mode, device=dev, threads=threads,
-                   scheduler=client)
+                   scheduler=client, progress=progress)
         timings["triplets"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         est = ls_triplets(n, trip, S, prior=prior, damp=damp)
