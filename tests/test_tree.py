@@ -439,6 +439,18 @@ def test_triplet_progress_reports_every_block_and_changes_nothing(options, monke
     assert done == sorted(done) and done[-1] == total and len(set(done)) == len(done)
 
 
+def test_triplet_distances_count_the_exact_engines_cells():
+    import itertools
+
+    seqs = random_seqs(9, 25, 6)
+    L = [len(s) for _, s in seqs]
+    want = sum(a * b * c for a, b, c in itertools.combinations(L, 3))
+    assert build_guide_tree(seqs, triplets="all", band=None).distances.info["cells"] == want
+    assert build_guide_tree(seqs, triplets="all", band=4).distances.info["cells"] is None
+    sampled = build_guide_tree(seqs, triplets="sampled", band=None, m=2).distances.info
+    assert 0 < sampled["cells"] < want
+
+
 def test_three_sequences_join_the_closest_pair_first():
     seqs = [("a", "ACGTTGCAAC"), ("b", "TTTTGGGGCC"), ("c", "ACGTTGCATC")]
     gt = build_guide_tree(seqs, method="upgma")

@@ -875,7 +875,7 @@ class Aligner:
                 return Stage("guide tree", f"{tree.method} of two sequences", "cpu", 0,
                              "triplets", None, seconds)
             return Stage("guide tree", method, dist.info["device"], dist.info["n_triplets"],
-                         "triplets", None, seconds)
+                         "triplets", dist.info.get("cells"), seconds)
         # the pairwise alignments' cells are the library stage's
         return Stage("guide tree", method, dist.info.get("device", "cpu"), n * (n - 1) // 2,
                      "pairs", None, seconds)

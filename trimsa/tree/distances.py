@@ -46,7 +46,7 @@ from ..triplet import (
     resolve_device,
     scoring_for,
 )
-from ..triplet.plan import default_rate
+from ..triplet.plan import default_rate, triplet_cells
 
 TripletChoice = Literal["auto", "all", "sampled"]
 TRIPLET_CHOICES = ("auto", "all", "sampled")
@@ -92,7 +92,9 @@ class Distances:
         ``min_support`` (fewest scored triplets of a supported pair) and
         ``m`` (third sequences per pair asked of the design) and
         ``pairwise_prior`` (all triplets of fewer than :data:`UNDERDETERMINED`
-        sequences, completed by the pairs' global scores); the k-mer
+        sequences, completed by the pairs' global scores) and ``cells`` (the
+        exact engine's ``|A| |B| |C|`` summed over the scored triplets; None for
+        the banded kernel); the k-mer
         source keeps ``k`` (and, built in bounded memory, ``neighbours``, ``sparse_joins``,
         ``dense_clusters``, ``evaluated``, ``matrix_bytes``: :func:`trimsa.tree.bounded.kmer_upgma`);
         the aligner's ``pairwise`` distances (corrected
@@ -990,10 +992,18 @@ def _triplet_distances(seqs, sc, mode, triplets, m, band, time_budget, transform
     t0 = time.perf_counter()
     D = score_distances(est, self_sc, lengths, rho, kind=transform)
     timings["distances"] = time.perf_counter() - t0
+    cells = None   # the exact engine's cells |A| |B| |C| (banded kernels: not counted)
+    if band is None:
+        L = [int(x) for x in lengths]
+        if triplets == "all":   # the third elementary symmetric sum, from power sums
+            p1, p2, p3 = sum(L), sum(x * x for x in L), sum(x ** 3 for x in L)
+            cells = (p1 ** 3 - 3 * p1 * p2 + 2 * p3) // 6
+        else:
+            cells = int(triplet_cells(lengths, trip).sum())
     info = dict(estimates=est, triplets=triplets, engine=engine, device=where,
                 n_triplets=int(n_trip), pairs_supported=int(supported),
                 min_support=int(min_support), m=int(mm),
-                pairwise_prior=triplets == "all" and n < UNDERDETERMINED)
+                pairwise_prior=triplets == "all" and n < UNDERDETERMINED, cells=cells)
     return Distances(seqs.names, D, "triplet", info, timings)
 
 
