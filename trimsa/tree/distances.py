@@ -463,6 +463,7 @@ def _score(seqs, trip, *, band, scoring, mode, device, threads, scheduler=None,
     With ``progress`` (not with a scheduler, which splits the work itself), in blocks
     after each of which ``progress(done, total)`` is called: the same scores."""
     from ..triplet import iter_all_triplets, score_triplets
+    from ..triplet._checks import BATCH_TRIPLETS
 
     if band is None and (progress is None or scheduler is not None):
         return score_triplets(seqs, trip, mode=mode, scoring=scoring, device=device,
@@ -472,8 +473,9 @@ def _score(seqs, trip, *, band, scoring, mode, device, threads, scheduler=None,
         return band_triplet_scores(seqs, trip, band=band, scoring=scoring, threads=threads)
     n = len(seqs)
     total = n_all_triplets(n) if trip is None else len(trip)
-    step = max(PROGRESS_BLOCK, -(-total // PROGRESS_STEPS)) if progress else 1 << 20
-    step = min(step, 1 << 20)
+    step = BATCH_TRIPLETS   # the blocks of the backends (bounded memory)
+    if progress is not None:
+        step = min(step, max(PROGRESS_BLOCK, -(-total // PROGRESS_STEPS)))
     blocks = (iter_all_triplets(n, step) if trip is None
               else (trip[lo:lo + step] for lo in range(0, total, step)))
     out, done = [], 0
