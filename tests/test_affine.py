@@ -280,6 +280,126 @@ def test_banded_kernels_and_triplet_distances_still_need_linear_gaps():
         band_triplet_scores(["ACGT", "ACG", "AGT"], [[0, 1, 2]], scoring=sc)
 
 
+# -- the packed 16-bit rule against an emulation of its wrapping arithmetic ----------
+
+def _wrap16(x):
+    return (x + 32768) % 65536 - 32768
+
+
+def _packed_sweep(a, b, c, table, go, ge, mode, neg, wrap=_wrap16):
+    """The packed GPU sweep of one half (triplet_affine.cu with S16x2), operation by
+    operation in wrapping 16-bit arithmetic (``wrap``), for a batch of triplets of equal
+    lengths (``a``: ``(n, la)`` codes, ...): their scores, read as the kernel reads them."""
+    add = lambda x, y: wrap(x + y)          # noqa: E731
+    addmax = lambda x, y, z: np.maximum(add(x, y), z)   # noqa: E731
+    mx = np.maximum
+    n, la, lb, lc = a.shape[0], a.shape[1], b.shape[1], c.shape[1]
+    shift = 0
+    if mode == 0:   # global runs on sub - 2 ge with extension 0
+        table = table - 2 * ge
+        shift, ge = 2 * ge * (la + lb + lc), 0
+    e2, o, o2 = wrap(2 * ge), go, wrap(2 * go)
+    X = np.full((la + 2, lb + 2, lc + 2, 13, n), neg, dtype=np.int64)   # index + 1; 0: outside
+    best = np.full(n, neg, dtype=np.int64)
+    for i in range(la + 1):
+        for j in range(lb + 1):
+            for k in range(lc + 1):
+                S = np.full((13, n), neg, dtype=np.int64)
+                if (i == j == k == 0) if mode == 0 else (i == 0 or j == 0 or k == 0):
+                    S[0] = 0
+                else:
+                    ai = a[:, i - 1] if i else np.zeros(n, int)
+                    bj = b[:, j - 1] if j else np.zeros(n, int)
+                    ck = c[:, k - 1] if k else np.zeros(n, int)
+                    sab, sac, sbc = table[ai, bj], table[ai, ck], table[bj, ck]
+                    Q = X[i + 1, j]   # layer i, row j - 1
+                    S[0] = add(add(X[i, j, k, 0], sab), add(sac, sbc))
+                    S[1] = add(X[i, j, k + 1, 3], add(sab, e2))
+                    S[2] = add(X[i, j + 1, k, 2], add(sac, e2))
+                    S[3] = add(Q[k, 1], add(sbc, e2))
+                    for q in range(3):
+                        S[4 + q] = add(X[i, j + 1, k + 1, 4 + q], e2)
+                        S[7 + q] = add(Q[k + 1, 7 + q], e2)
+                        S[10 + q] = add(X[i + 1, j + 1, k, 10 + q], e2)
+                    if mode == 2:
+                        S[0] = mx(S[0], 0)
+                A_ = mx(mx(S[4], S[5]), S[6])
+                B = mx(mx(S[7], S[8]), S[9])
+                C = mx(mx(S[10], S[11]), S[12])
+                M = mx(mx(mx(S[0], S[1]), mx(S[2], S[3])), mx(mx(A_, B), C))
+                x = X[i + 1, j + 1, k + 1]
+                x[0] = M
+                x[1] = mx(addmax(M, o2, add(mx(B, C), o)), mx(mx(S[3], S[9]), S[12]))
+                x[2] = mx(addmax(M, o2, add(mx(A_, C), o)), mx(mx(S[2], S[6]), S[11]))
+                x[3] = mx(addmax(M, o2, add(mx(A_, B), o)), mx(mx(S[1], S[5]), S[8]))
+                x[4] = addmax(mx(S[0], S[3]), o2, S[4])
+                x[5] = addmax(mx(S[1], S[8]), o, addmax(B, o2, S[5]))
+                x[6] = addmax(mx(S[2], S[11]), o, addmax(C, o2, S[6]))
+                x[7] = addmax(mx(S[0], S[2]), o2, S[7])
+                x[8] = addmax(mx(S[1], S[5]), o, addmax(A_, o2, S[8]))
+                x[9] = addmax(mx(S[3], S[12]), o, addmax(C, o2, S[9]))
+                x[10] = addmax(mx(S[0], S[1]), o2, S[10])
+                x[11] = addmax(mx(S[2], S[6]), o, addmax(A_, o2, S[11]))
+                x[12] = addmax(mx(S[3], S[9]), o, addmax(B, o2, S[12]))
+                far = i == la or j == lb or k == lc
+                if mode == 2 or (mode == 1 and far) or (i, j, k) == (la, lb, lc):
+                    best = mx(best, M)
+    return best + shift
+
+
+def test_packed_sweep_emulation_is_the_engine_in_wide_arithmetic():
+    """Without any wrap (a sentinel far below 16 bits) the emulation is the CPU engine,
+    so that the test below checks the 16-bit rule and not the emulation."""
+    rng = np.random.default_rng(3)
+    for mode in range(3):
+        for _ in range(4):
+            table = _random_table(rng)
+            go, ge = -int(rng.integers(0, 5)), -int(rng.integers(0, 3))
+            trip = [rng.integers(0, 4, (5, int(rng.integers(0, 5)))) for _ in range(3)]
+            got = _packed_sweep(*trip, table, go, ge, mode, -(1 << 29), wrap=lambda x: x)
+            want = [_kernel_score(*(t[q].astype(np.uint8) for t in trip), table, go, ge,
+                                  MODES[mode]) for q in range(5)]
+            assert got.tolist() == want
+
+
+@pytest.mark.parametrize("mode", range(3))
+def test_packed_16_bit_bound_admits_only_exact_sweeps(mode):
+    """Scorings large enough that a few residues reach the 16-bit range: every triplet
+    :func:`packed_bound` admits sweeps exactly in wrapping 16-bit arithmetic, some of
+    them with scores past a quarter of the range, and some that it refuses would not."""
+    from types import SimpleNamespace
+
+    from trimsa.triplet import _gpu_affine
+
+    rng = np.random.default_rng(40 + mode)
+    admitted = close = wrong_beyond = 0
+    for _ in range(60):
+        # lengths, then scores whose largest possible gain lies within 1/4..3/2 x 2^15, with
+        # mild penalties (the sentinel then sits near -2^15 and the bound near its limit)
+        lens = np.sort(rng.integers(1, 8, 3))[[1, 0, 2]]   # the GPU's order
+        m = int(2 ** 15 * rng.uniform(0.25, 1.5) / (2 * lens.min() + np.median(lens)))
+        t = rng.integers(-m // 6, m + 1, (4, 4))
+        table = np.minimum(t, t.T)
+        table[0, 0] = m
+        go, ge = -int(rng.integers(0, m // 4 + 1)), -int(rng.integers(0, m // 12 + 1))
+        sc = SimpleNamespace(table=table, gap_open=go, gap_extend=ge)
+        ok, neg = _gpu_affine.packed_bound(lens[None], sc, mode)
+        trip = [rng.integers(0, 4, (12, L)) for L in lens]
+        for x in trip:   # half of them one letter of the best score against itself: the most gain
+            x[6:] = int(np.argmax(np.diag(table)))
+        got = _packed_sweep(*trip, table, go, ge, mode, neg)
+        want = [_kernel_score(*(x[q].astype(np.uint8) for x in trip), table, go, ge, MODES[mode])
+                for q in range(12)]
+        if ok[0]:
+            admitted += 1
+            # a score past a quarter of the range: admitted near the bound's limit
+            close += max(abs(w) for w in want) > 2 ** 13
+            assert got.tolist() == want, (table.tolist(), go, ge, lens.tolist())
+        else:
+            wrong_beyond += got.tolist() != want
+    assert admitted >= 8 and close >= 2 and wrong_beyond >= 2, (admitted, close, wrong_beyond)
+
+
 # -- GPU: bit-identical to the CPU -------------------------------------------------
 
 @pytest.fixture(params=["never", "always"])
@@ -303,8 +423,9 @@ def _affine_cpu(seqs, trip, mode, sc):
 @pytest.mark.gpu
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("lengths", [(1, 40), (30, 90), (60, 200)], ids=["short", "mid", "long"])
+@pytest.mark.parametrize("precision", ["int32", "int16"])
 @pytest.mark.usefixtures("split")
-def test_gpu_affine_scores_equal_cpu(mode, lengths):
+def test_gpu_affine_scores_equal_cpu(mode, lengths, precision):
     from trimsa import alphabet
     from tests.fakes import random_set
 
@@ -314,7 +435,8 @@ def test_gpu_affine_scores_equal_cpu(mode, lengths):
     m = MODES.index(mode)
     for go, ge in ((-3, -1), (-1, -2), (-7, -1)):
         sc = Scoring.dna(gap_open=go, gap_extend=ge)
-        gpu = trimsa.score_triplets(seqs, trip, mode=mode, scoring=sc, device="gpu")
+        gpu = trimsa.score_triplets(seqs, trip, mode=mode, scoring=sc, device="gpu",
+                                    precision=precision)
         assert gpu.tolist() == _affine_cpu(seqs, trip, m, sc).tolist()
 
 
@@ -334,10 +456,57 @@ def test_gpu_affine_protein_and_unusual_tables():
 
 
 @pytest.mark.gpu
-def test_gpu_affine_refuses_16_bits():
+@pytest.mark.parametrize("mode", MODES)
+def test_gpu_affine_packed_16_bits_near_the_bound_equal_cpu(mode):
+    """Scores so large that the bound admits some triplets and refuses others: the
+    admitted ones are swept in packed 16 bits (pairs of unequal lengths, an odd one out
+    paired with itself), the rest in 32, and all equal the CPU's; protein too."""
+    from trimsa import alphabet
+    from trimsa.triplet import _gpu_affine
+    from tests.fakes import random_set
+
+    m = MODES.index(mode)
+    rng = np.random.default_rng(7 + m)
+    for match, go, ge, hi_len in ((400, -300, -40, 60), (90, -60, -10, 200), (3, -8, -2, 300)):
+        sc = Scoring.dna(match=match, mismatch=-match // 2, gap_open=go, gap_extend=ge)
+        seqs = random_set(rng, rng.integers(1, hi_len + 1, 30), alphabet.DNA, k=4)
+        # half of them copies of one sequence: scores near the largest possible
+        seqs.codes[: seqs.offsets[15]] = 0
+        trip = rng.integers(0, len(seqs), (301, 3)).astype(np.int32)
+        ok = _gpu_affine.packed_bound(seqs.lengths[trip], sc, m)[0]
+        gpu = trimsa.score_triplets(seqs, trip, mode=mode, scoring=sc, device="gpu",
+                                    precision="int16")
+        assert gpu.tolist() == _affine_cpu(seqs, trip, m, sc).tolist()
+        assert ok.sum() > 0
+        if match == 400:
+            assert not ok.all()
+    sc = Scoring.protein(gap_open=-10, gap_extend=-1)
+    seqs = random_set(rng, rng.integers(1, 150, 20), alphabet.PROTEIN, k=24)
+    trip = rng.integers(0, len(seqs), (201, 3)).astype(np.int32)
+    gpu = trimsa.score_triplets(seqs, trip, mode=mode, scoring=sc, device="gpu", precision="int16")
+    assert gpu.tolist() == _affine_cpu(seqs, trip, m, sc).tolist()
+
+
+@pytest.mark.gpu
+def test_gpu_affine_auto_precision_packs_full_batches():
+    """``precision="auto"`` packs a batch with at least as many admitted triplets as the
+    packed kernel's resident warps, and gives the same scores as 32 bits."""
+    from trimsa import alphabet
+    from trimsa.triplet import _gpu_affine
+    from tests.fakes import random_set
+
+    rng = np.random.default_rng(5)
+    seqs = random_set(rng, rng.integers(1, 41, 60), alphabet.DNA, k=15)
+    trip = rng.integers(0, len(seqs), (2 * _gpu_affine._function("score16")[1] + 101, 3))
     sc = Scoring.dna(gap_open=-3, gap_extend=-1)
-    with pytest.raises(OptionError, match="32 bits"):
-        trimsa.score_triplets(["ACGT", "ACG", "AGT"], scoring=sc, device="gpu", precision="int16")
+    for mode in MODES:
+        m = MODES.index(mode)
+        assert _gpu_affine.packed_bound(seqs.lengths[trip], sc, m)[0].all()
+        auto = trimsa.score_triplets(seqs, trip, mode=mode, scoring=sc, device="gpu")
+        wide = trimsa.score_triplets(seqs, trip, mode=mode, scoring=sc, device="gpu",
+                                     precision="int32")
+        assert auto.tolist() == wide.tolist() == _affine_cpu(seqs, trip.astype(np.int32), m,
+                                                             sc).tolist()
 
 
 # -- pointer words (the tracebacks of both devices) ----------------------------------

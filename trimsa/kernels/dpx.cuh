@@ -80,6 +80,8 @@ struct I32 {
     __device__ __forceinline__ static int half(T v, int) { return v; }
     // folded with min(): keeps a cell (keep = true) or drops it below everything
     __device__ __forceinline__ static T mask(int, bool keep) { return keep ? 0x7fffffff : (int)0x80000000; }
+    // folded with min(): keeps the cell where keep[0], else drops it below everything
+    __device__ __forceinline__ static T keep(const bool (&k)[1]) { return mask(0, k[0]); }
 };
 
 struct S16x2 {
@@ -122,6 +124,10 @@ struct S16x2 {
     // half h keeps its cell (keep = true) or drops it; the other half is dropped
     __device__ __forceinline__ static T mask(int h, bool keep) {
         return (keep ? 0x7fffu : 0x8000u) << (16 * h) | 0x8000u << (16 * (1 - h));
+    }
+    // half h keeps its cell where keep[h], else drops it
+    __device__ __forceinline__ static T keep(const bool (&k)[2]) {
+        return (k[0] ? 0x7fffu : 0x8000u) | (k[1] ? 0x7fffu : 0x8000u) << 16;
     }
 };
 

@@ -22,10 +22,25 @@
 // t - q) so that the 32 lanes of a step touch one line per word; between chunks, the last lane's column (Ga, Fc, Gb, T of every
 // (i, j)) through kface. 32-bit values; scores are bounded by the caller
 // (|H| < 2^29) and NEG = -2^29 stays far from overflow.
+//
+// Packed 16 bits (A = S16x2, score only): a warp sweeps two triplets at once, one in
+// each signed 16-bit half of every value, over the larger of their lengths; each half
+// reads only its own triplet's cells. The launcher sends a triplet here only where
+// its bound proves that no value the sweep uses leaves 16 bits and that no sentinel
+// can reach its score (_gpu_affine.packed_bound, docs/engine.md), and runs global
+// mode on the shifted scores (sub - 2 ge, extension 0), adding 2 ge (la + lb + lc)
+// back.
+
+#include "dpx.cuh"
 
 #define TRIMSA_FULL 0xffffffffu
 #define NEG (-(1 << 29))
 #define NSTATE 13
+// blocks of 128 threads per SM the packed 16-bit score sweep is compiled for (it needs
+// more registers than the 32-bit one: the two triplets' lengths, sequences and residues)
+#ifndef TRIMSA_AFFINE16_BLOCKS
+#define TRIMSA_AFFINE16_BLOCKS 4
+#endif
 
 __device__ __forceinline__ int mx(int a, int b) { return max(a, b); }
 __device__ __forceinline__ int mx3(int a, int b, int c) {
@@ -44,26 +59,29 @@ __device__ __forceinline__ int addmax(int a, int b, int c) {
 #endif
 }
 
-// The 13 exports X of a cell with states S (o = gap_open <= 0).
-__device__ __forceinline__ void exports(const int (&S)[NSTATE], int o, int (&X)[NSTATE]) {
-    const int o2 = 2 * o;
-    const int A = mx3(S[4], S[5], S[6]);
-    const int B = mx3(S[7], S[8], S[9]);
-    const int C = mx3(S[10], S[11], S[12]);
-    const int T = mx3(mx3(S[0], S[1], S[2]), mx3(S[3], A, B), C);
-    X[0] = T;
-    X[1] = mx(addmax(T, o2, mx(B, C) + o), mx3(S[3], S[9], S[12]));
-    X[2] = mx(addmax(T, o2, mx(A, C) + o), mx3(S[2], S[6], S[11]));
-    X[3] = mx(addmax(T, o2, mx(A, B) + o), mx3(S[1], S[5], S[8]));
-    X[4] = addmax(mx(S[0], S[3]), o2, S[4]);
-    X[5] = addmax(mx(S[1], S[8]), o, addmax(B, o2, S[5]));
-    X[6] = addmax(mx(S[2], S[11]), o, addmax(C, o2, S[6]));
-    X[7] = addmax(mx(S[0], S[2]), o2, S[7]);
-    X[8] = addmax(mx(S[1], S[5]), o, addmax(A, o2, S[8]));
-    X[9] = addmax(mx(S[3], S[12]), o, addmax(C, o2, S[9]));
-    X[10] = addmax(mx(S[0], S[1]), o2, S[10]);
-    X[11] = addmax(mx(S[2], S[6]), o, addmax(A, o2, S[11]));
-    X[12] = addmax(mx(S[3], S[9]), o, addmax(B, o2, S[12]));
+// The 13 exports X of a cell with states S (o = gap_open <= 0, o2 = 2 o), in the
+// arithmetic A (dpx.cuh): one cell per lane (I32) or two, one per 16-bit half (S16x2).
+template <class A>
+__device__ __forceinline__ void exports(const typename A::T (&S)[NSTATE], typename A::T o,
+                                        typename A::T o2, typename A::T (&X)[NSTATE]) {
+    typedef typename A::T T;
+    const T Aa = A::max3(S[4], S[5], S[6]);
+    const T B = A::max3(S[7], S[8], S[9]);
+    const T C = A::max3(S[10], S[11], S[12]);
+    const T M = A::max3(A::max3(S[0], S[1], S[2]), A::max3(S[3], Aa, B), C);
+    X[0] = M;
+    X[1] = A::max(A::addmax(M, o2, A::add(A::max(B, C), o)), A::max3(S[3], S[9], S[12]));
+    X[2] = A::max(A::addmax(M, o2, A::add(A::max(Aa, C), o)), A::max3(S[2], S[6], S[11]));
+    X[3] = A::max(A::addmax(M, o2, A::add(A::max(Aa, B), o)), A::max3(S[1], S[5], S[8]));
+    X[4] = A::addmax(A::max(S[0], S[3]), o2, S[4]);
+    X[5] = A::addmax(A::max(S[1], S[8]), o, A::addmax(B, o2, S[5]));
+    X[6] = A::addmax(A::max(S[2], S[11]), o, A::addmax(C, o2, S[6]));
+    X[7] = A::addmax(A::max(S[0], S[2]), o2, S[7]);
+    X[8] = A::addmax(A::max(S[1], S[5]), o, A::addmax(Aa, o2, S[8]));
+    X[9] = A::addmax(A::max(S[3], S[12]), o, A::addmax(C, o2, S[9]));
+    X[10] = A::addmax(A::max(S[0], S[1]), o2, S[10]);
+    X[11] = A::addmax(A::max(S[2], S[6]), o, A::addmax(Aa, o2, S[11]));
+    X[12] = A::addmax(A::max(S[3], S[9]), o, A::addmax(B, o2, S[12]));
 }
 
 // Traceback pointers (TRACE). A pointer word holds, per export x at bit 4 x,
@@ -95,8 +113,8 @@ __device__ __forceinline__ void store_release(int* p, int v) {
     asm volatile("st.release.gpu.global.b32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
 }
 // a row-buffer word (split triplets: from L2, since another SM may have written it)
-template <bool SPLIT>
-__device__ __forceinline__ int row_load(const int* p) {
+template <bool SPLIT, class V>
+__device__ __forceinline__ V row_load(const V* p) {
     if constexpr (SPLIT) return __ldcg(p);
     else return *p;
 }
@@ -179,14 +197,14 @@ __device__ __forceinline__ void tile_layers(const int* b, int la, int j0, int k0
 // 2: j = 0, 4: k = 0) are closed after it (as _affine's init and forbid). Without
 // TRACE the states of every cell of the last layer go to lastbuf + last_off[item] +
 // (j (lc + 1) + k) 13 (_affine.last_states); with TRACE the far corner's 13 states.
-template <int TJ, bool TRACE, bool BAND, bool SUB, bool SPLIT>
-__global__ void __launch_bounds__(128, SPLIT ? (TRACE ? 3 : 4) : 0)
+template <int TJ, bool TRACE, bool BAND, bool SUB, bool SPLIT, class A>
+__global__ void __launch_bounds__(128, SPLIT ? (TRACE ? 3 : 4) : (A::NH == 2 ? TRIMSA_AFFINE16_BLOCKS : 0))
 affine_score(const unsigned char* __restrict__ codes,
              const long long* __restrict__ offsets,
              const int* __restrict__ trip,     // (n, 3): A, B, C sequence indices
              int n,
              const int* __restrict__ subtab,   // (KP, KP)
-             int KP, int go, int ge, int mode,
+             int KP, int go, int ge, int mode, int neg,
              int* __restrict__ jface, long long jface_words,   // per warp
              int* __restrict__ kface, long long kface_words,   // per warp
              long long* __restrict__ out,
@@ -207,14 +225,21 @@ affine_score(const unsigned char* __restrict__ codes,
              int* __restrict__ part_best,
              long long* __restrict__ part_idx)
 {
+    typedef typename A::T T;
+    // packed halves (two triplets per unit): score only, one warp per unit
+    constexpr int NH = A::NH;
+    static_assert(NH == 1 || (!TRACE && !BAND && !SUB && !SPLIT),
+                  "packed 16-bit arithmetic is for score-only sweeps of whole triplets");
     __shared__ int sub_s[32 * 32];
     for (int x = threadIdx.x; x < KP * KP; x += blockDim.x) sub_s[(x / KP) * 32 + x % KP] = subtab[x];
     __syncthreads();
     const int lane = threadIdx.x & 31;
     const int gwarp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     constexpr bool split = SPLIT;
-    int* kf = kface + (long long)gwarp * kface_words;
-    const int e2 = 2 * ge;
+    T* kf = reinterpret_cast<T*>(kface + (long long)gwarp * kface_words);
+    // the sentinel: NEG in 32 bits, the launcher's bound in 16 (_gpu_affine.packed_bound)
+    const T ng = A::splat(NH == 1 ? NEG : neg);
+    const T e2 = A::splat(2 * ge), o1 = A::splat(go), o2 = A::splat(2 * go), zero = A::splat(0);
 
     for (;;) {
         int unit = 0;
@@ -236,20 +261,34 @@ affine_score(const unsigned char* __restrict__ codes,
             strip = unit - (int)unit_off[item];
         }
         // the row buffer read (the strip above's last row) and written (this strip's)
-        const int* jrd = jface + (long long)gwarp * jface_words;
-        int* jwr = jface + (long long)gwarp * jface_words;
+        const T* jrd = reinterpret_cast<const T*>(jface + (long long)gwarp * jface_words);
+        T* jwr = reinterpret_cast<T*>(jface + (long long)gwarp * jface_words);
         if (split) {
-            jrd = jface + (2 * (long long)item + ((strip + 1) & 1)) * jface_words;
-            jwr = jface + (2 * (long long)item + (strip & 1)) * jface_words;
+            jrd = reinterpret_cast<const T*>(jface + (2 * (long long)item + ((strip + 1) & 1)) * jface_words);
+            jwr = reinterpret_cast<T*>(jface + (2 * (long long)item + (strip & 1)) * jface_words);
         }
-        const int ia = trip[3 * item], ib = trip[3 * item + 1], ic = trip[3 * item + 2];
-        const unsigned char* a = codes + offsets[ia];
-        const unsigned char* b = codes + offsets[ib];
-        const unsigned char* c = codes + offsets[ic];
-        const int la = (int)(offsets[ia + 1] - offsets[ia]);
-        const int lb = (int)(offsets[ib + 1] - offsets[ib]);
-        const int lc = (int)(offsets[ic + 1] - offsets[ic]);
-        int best = NEG;
+        // half h scores triplet NH item + h; the sweep covers the largest of them (cells
+        // past a half's own lengths never feed its cells, and are not read for its score)
+        const unsigned char *ah[NH], *bh[NH], *ch[NH];
+        int lah[NH], lbh[NH], lch[NH];
+#pragma unroll
+        for (int h = 0; h < NH; ++h) {
+            const int* tr = trip + 3 * (NH * item + h);
+            ah[h] = codes + offsets[tr[0]];
+            bh[h] = codes + offsets[tr[1]];
+            ch[h] = codes + offsets[tr[2]];
+            lah[h] = (int)(offsets[tr[0] + 1] - offsets[tr[0]]);
+            lbh[h] = (int)(offsets[tr[1] + 1] - offsets[tr[1]]);
+            lch[h] = (int)(offsets[tr[2] + 1] - offsets[tr[2]]);
+        }
+        int la = lah[0], lb = lbh[0], lc = lch[0];
+#pragma unroll
+        for (int h = 1; h < NH; ++h) {
+            la = max(la, lah[h]);
+            lb = max(lb, lbh[h]);
+            lc = max(lc, lch[h]);
+        }
+        T best = ng;
         long long bidx = 0x7fffffffffffffffll;
         unsigned long long* P = TRACE ? ptr + ptr_off[item] : nullptr;
         const int* bd = BAND ? band + 4 * band_off[item] : nullptr;
@@ -280,51 +319,60 @@ affine_score(const unsigned char* __restrict__ codes,
                 }
                 const int k = k0 + lane;
                 const bool col = k <= lc;
-                const int ck = (col && k > 0) ? c[k - 1] : 0;
-                int sbc[TJ], bres[TJ];
+                // residues of column k and of the strip's rows, per half (past a half's
+                // sequence: code 0, whose cells are never read)
+                int ck[NH], bres[TJ][NH];
+                T sbc[TJ];
+#pragma unroll
+                for (int h = 0; h < NH; ++h) ck[h] = (col && k > 0 && k <= lch[h]) ? ch[h][k - 1] : 0;
 #pragma unroll
                 for (int r = 0; r < TJ; ++r) {
                     const int j = j0 + r;
-                    bres[r] = (j > 0 && j <= lb) ? b[j - 1] : 0;
-                    sbc[r] = sub_s[bres[r] * 32 + ck];
+                    int v[NH];
+#pragma unroll
+                    for (int h = 0; h < NH; ++h) {
+                        bres[r][h] = (j > 0 && j <= lbh[h]) ? bh[h][j - 1] : 0;
+                        v[h] = sub_s[bres[r][h] * 32 + ck[h]];
+                    }
+                    sbc[r] = A::pack(v);
                 }
                 // own column, layer i-1: Fa and Gc of the strip's rows; Gc of the row above
-                int fa[TJ][3], gc[TJ], up_gc = NEG;
+                T fa[TJ][3], gc[TJ], up_gc = ng;
                 // left column, layer i-1: T and Gb (index 0: row above the strip, r + 1: row r)
-                int nt[TJ + 1], ngb[TJ + 1];
+                T nt[TJ + 1], ngb[TJ + 1];
 #pragma unroll
                 for (int r = 0; r < TJ; ++r) {
-                    fa[r][0] = fa[r][1] = fa[r][2] = NEG;
-                    gc[r] = NEG;
+                    fa[r][0] = fa[r][1] = fa[r][2] = ng;
+                    gc[r] = ng;
                 }
 #pragma unroll
-                for (int r = 0; r <= TJ; ++r) nt[r] = ngb[r] = NEG;
+                for (int r = 0; r <= TJ; ++r) nt[r] = ngb[r] = ng;
                 // what this lane publishes for its right neighbour (layer i of column k)
-                int pga[TJ + 1], pt[TJ + 1], pgb[TJ + 1], pfc[TJ + 1][3];
+                T pga[TJ + 1], pt[TJ + 1], pgb[TJ + 1], pfc[TJ + 1][3];
 #pragma unroll
                 for (int r = 0; r <= TJ; ++r) {
-                    pga[r] = pt[r] = pgb[r] = NEG;
-                    pfc[r][0] = pfc[r][1] = pfc[r][2] = NEG;
+                    pga[r] = pt[r] = pgb[r] = ng;
+                    pfc[r][0] = pfc[r][1] = pfc[r][2] = ng;
                 }
 
                 for (int t = ib; t < ie + 1 + 31; ++t) {
                     const int i = t - lane;
                     const bool live = col && i >= ib && i <= ie;
                     // the left column at this layer (lane q - 1 published it last step)
-                    int cga[TJ + 1], ct[TJ + 1], cgb[TJ + 1], cfc[TJ + 1][3];
+                    T cga[TJ + 1], ct[TJ + 1], cgb[TJ + 1], cfc[TJ + 1][3];
 #pragma unroll
                     for (int r = 0; r <= TJ; ++r) {
                         // row 0 (above the strip) carries Ga and T only
                         cga[r] = __shfl_up_sync(TRIMSA_FULL, pga[r], 1);
                         ct[r] = __shfl_up_sync(TRIMSA_FULL, pt[r], 1);
-                        cgb[r] = r ? __shfl_up_sync(TRIMSA_FULL, pgb[r], 1) : NEG;
+                        cgb[r] = r ? __shfl_up_sync(TRIMSA_FULL, pgb[r], 1) : ng;
 #pragma unroll
                         for (int z = 0; z < 3; ++z)
-                            cfc[r][z] = r ? __shfl_up_sync(TRIMSA_FULL, pfc[r][z], 1) : NEG;
+                            cfc[r][z] = r ? __shfl_up_sync(TRIMSA_FULL, pfc[r][z], 1) : ng;
                     }
                     if (lane == 0) {
                         if (k0 > 0 && i >= ibL && i <= ieL) {
-                            const int* src = kf + (long long)i * (TJ + 1) * FW;
+                            const T* src = kf + (long long)i * (TJ + 1) * FW;
 #pragma unroll
                             for (int r = 0; r <= TJ; ++r) {
                                 cga[r] = src[r * FW + 0];
@@ -337,26 +385,35 @@ affine_score(const unsigned char* __restrict__ codes,
                         } else {
 #pragma unroll
                             for (int r = 0; r <= TJ; ++r) {
-                                cga[r] = ct[r] = cgb[r] = NEG;
-                                cfc[r][0] = cfc[r][1] = cfc[r][2] = NEG;
+                                cga[r] = ct[r] = cgb[r] = ng;
+                                cfc[r][0] = cfc[r][1] = cfc[r][2] = ng;
                             }
                         }
                     }
                     if (live) {
                         // the row above the strip at this layer (previous strip, or nothing)
-                        int ufb0 = NEG, ufb1 = NEG, ufb2 = NEG, uga = NEG, ugc = NEG, ut = NEG;
+                        T ufb0 = ng, ufb1 = ng, ufb2 = ng, uga = ng, ugc = ng, ut = ng;
                         // jface of this chunk, by step: word w of lane q at step t sits at
                         // ((t * FW + w) * 32 + q), so that a warp's access is one 128-byte line
                         const long long jo = ((long long)(k0 >> 5) * (la + 32) + t) * FW * 32 + lane;
-                        const int* jr = jrd + jo;
+                        const T* jr = jrd + jo;
                         if (j0 > 0 && i >= ibU && i <= ieU) {
                             // (split: past L1, another SM wrote it)
                             ufb0 = row_load<SPLIT>(jr); ufb1 = row_load<SPLIT>(jr + 32);
                             ufb2 = row_load<SPLIT>(jr + 64); uga = row_load<SPLIT>(jr + 96);
                             ugc = row_load<SPLIT>(jr + 128); ut = row_load<SPLIT>(jr + 160);
                         }
-                        const int ai = i > 0 ? a[i - 1] : 0;
-                        const int sac = sub_s[ai * 32 + ck];
+                        int ai[NH];
+                        T sac;
+                        {
+                            int v[NH];
+#pragma unroll
+                            for (int h = 0; h < NH; ++h) {
+                                ai[h] = (i > 0 && i <= lah[h]) ? ah[h][i - 1] * 32 : 0;
+                                v[h] = sub_s[ai[h] + ck[h]];
+                            }
+                            sac = A::pack(v);
+                        }
                         // this layer's band (BAND): rows jl..jh, and whether column k is in it
                         int jl = 0, jh = lb;
                         bool kin = true;
@@ -371,17 +428,17 @@ affine_score(const unsigned char* __restrict__ codes,
                             lrow = lo_[i] - (long long)jl * wk + (k - kl);
                         }
                         // Fb of the row above (layer i), Gc of the row above (layer i-1)
-                        int fb0 = ufb0, fb1 = ufb1, fb2 = ufb2, gcu = up_gc;
+                        T fb0 = ufb0, fb1 = ufb1, fb2 = ufb2, gcu = up_gc;
                         pga[0] = uga;
                         pt[0] = ut;
-                        pgb[0] = NEG;
-                        pfc[0][0] = pfc[0][1] = pfc[0][2] = NEG;
+                        pgb[0] = ng;
+                        pfc[0][0] = pfc[0][1] = pfc[0][2] = ng;
 #pragma unroll
                         for (int r = 0; r < TJ; ++r) {
                             const int j = j0 + r;
-                            int X[NSTATE];
+                            T X[NSTATE];
                             if (j <= lb && (!BAND || (kin && j >= jl && j <= jh))) {
-                                int S[NSTATE];
+                                T S[NSTATE];
                                 const bool fresh = (smode == 0) ? (i == 0 && j == 0 && k == 0)
                                                                : (i == 0 || j == 0 || k == 0);
                                 const bool closed = SUB && !fresh
@@ -389,35 +446,43 @@ affine_score(const unsigned char* __restrict__ codes,
                                                         || ((forbid & 4) && k == 0));
                                 if (fresh || closed) {
 #pragma unroll
-                                    for (int s = 0; s < NSTATE; ++s) S[s] = NEG;
-                                    if (fresh) S[init] = 0;
+                                    for (int s = 0; s < NSTATE; ++s) S[s] = ng;
+                                    if (fresh) S[init] = zero;
                                 } else {
-                                    const int sab = sub_s[ai * 32 + bres[r]];
-                                    S[0] = nt[r] + sab + sac + sbc[r];
-                                    S[1] = gcu + sab + e2;
-                                    S[2] = ngb[r + 1] + sac + e2;
-                                    S[3] = cga[r] + sbc[r] + e2;
-                                    S[4] = fa[r][0] + e2;
-                                    S[5] = fa[r][1] + e2;
-                                    S[6] = fa[r][2] + e2;
-                                    S[7] = fb0 + e2;
-                                    S[8] = fb1 + e2;
-                                    S[9] = fb2 + e2;
-                                    S[10] = cfc[r + 1][0] + e2;
-                                    S[11] = cfc[r + 1][1] + e2;
-                                    S[12] = cfc[r + 1][2] + e2;
-                                    if (smode == 2) S[0] = mx(S[0], 0);
-                                }
-                                if (SUB && last != nullptr && i == la && (!TRACE || (j == lb && k == lc))) {
-                                    int* dst = TRACE ? last : last + ((long long)j * (lc + 1) + k) * NSTATE;
+                                    T sab;
+                                    {
+                                        int v[NH];
 #pragma unroll
-                                    for (int s = 0; s < NSTATE; ++s) dst[s] = S[s];
+                                        for (int h = 0; h < NH; ++h) v[h] = sub_s[ai[h] + bres[r][h]];
+                                        sab = A::pack(v);
+                                    }
+                                    S[0] = A::add(A::add(nt[r], sab), A::add(sac, sbc[r]));
+                                    S[1] = A::add(gcu, A::add(sab, e2));
+                                    S[2] = A::add(ngb[r + 1], A::add(sac, e2));
+                                    S[3] = A::add(cga[r], A::add(sbc[r], e2));
+                                    S[4] = A::add(fa[r][0], e2);
+                                    S[5] = A::add(fa[r][1], e2);
+                                    S[6] = A::add(fa[r][2], e2);
+                                    S[7] = A::add(fb0, e2);
+                                    S[8] = A::add(fb1, e2);
+                                    S[9] = A::add(fb2, e2);
+                                    S[10] = A::add(cfc[r + 1][0], e2);
+                                    S[11] = A::add(cfc[r + 1][1], e2);
+                                    S[12] = A::add(cfc[r + 1][2], e2);
+                                    if (smode == 2) S[0] = A::max(S[0], zero);
                                 }
-                                if (TRACE) {
+                                if constexpr (SUB) {
+                                    if (last != nullptr && i == la && (!TRACE || (j == lb && k == lc))) {
+                                        int* dst = TRACE ? last : last + ((long long)j * (lc + 1) + k) * NSTATE;
+#pragma unroll
+                                        for (int s = 0; s < NSTATE; ++s) dst[s] = S[s];
+                                    }
+                                }
+                                if constexpr (TRACE) {
                                     int K[NSTATE], XK[NSTATE];
 #pragma unroll
                                     for (int q = 0; q < NSTATE; ++q) K[q] = mx(S[q], NEG_KEY) * 16 + 15 - q;
-                                    exports(K, 16 * go, XK);
+                                    exports<I32>(K, 16 * go, 32 * go, XK);
                                     unsigned long long w = S[0] == 0 ? 1ull << ZERO_BIT : 0ull;
 #pragma unroll
                                     for (int x = 0; x < NSTATE; ++x) {
@@ -427,26 +492,40 @@ affine_score(const unsigned char* __restrict__ codes,
                                     if (BAND) P[lrow + (long long)j * wk] = w;
                                     else P[trace_index(i, j, k, la, lb)] = w;
                                 } else {
-                                    exports(S, go, X);
+                                    exports<A>(S, o1, o2, X);
                                 }
                                 if (block && (i == la || j == lb || k == lc)) {
 #pragma unroll
-                                    for (int x = 1; x < NSTATE; ++x) X[x] = NEG;
+                                    for (int x = 1; x < NSTATE; ++x) X[x] = ng;
                                 }
-                                const bool read = (emode == 2) || (emode == 1 && (i == la || j == lb || k == lc))
-                                                  || (i == la && j == lb && k == lc);
-                                if (track) {
-                                    const long long idx = ((long long)i * (lb + 1) + j) * (lc + 1) + k;
-                                    if (read && (X[0] > best || (X[0] == best && idx < bidx))) {
-                                        best = X[0];
-                                        bidx = idx;
+                                if constexpr (NH == 1) {
+                                    const bool read = (emode == 2) || (emode == 1 && (i == la || j == lb || k == lc))
+                                                      || (i == la && j == lb && k == lc);
+                                    if (track) {
+                                        const long long idx = ((long long)i * (lb + 1) + j) * (lc + 1) + k;
+                                        if (read && (X[0] > best || (X[0] == best && idx < bidx))) {
+                                            best = X[0];
+                                            bidx = idx;
+                                        }
+                                    } else if (read) {
+                                        best = A::max(best, X[0]);
                                     }
-                                } else if (read) {
-                                    best = mx(best, X[0]);
+                                } else {
+                                    // each half reads the cells of its own triplet that its mode reads
+                                    bool rd[NH], any = false;
+#pragma unroll
+                                    for (int h = 0; h < NH; ++h) {
+                                        const bool in = i <= lah[h] && j <= lbh[h] && k <= lch[h];
+                                        const bool far = i == lah[h] || j == lbh[h] || k == lch[h];
+                                        const bool corner = i == lah[h] && j == lbh[h] && k == lch[h];
+                                        rd[h] = (emode == 2) ? in : (emode == 1) ? (in && far) : corner;
+                                        any = any || rd[h];
+                                    }
+                                    if (any) best = A::max(best, A::min(X[0], A::keep(rd)));
                                 }
                             } else {
 #pragma unroll
-                                for (int s = 0; s < NSTATE; ++s) X[s] = NEG;
+                                for (int s = 0; s < NSTATE; ++s) X[s] = ng;
                             }
                             gcu = gc[r];          // Gc of this row, layer i-1, for the row below
                             gc[r] = X[3];
@@ -460,12 +539,12 @@ affine_score(const unsigned char* __restrict__ codes,
                         up_gc = ugc;
                         // the strip's last row for the next strip (unsplit: where it was read)
                         if (j0 + TJ <= lb) {
-                            int* jw = jwr + jo;
+                            T* jw = jwr + jo;
                             jw[0] = fb0; jw[32] = fb1; jw[64] = fb2;
                             jw[96] = pga[TJ]; jw[128] = gc[TJ - 1]; jw[160] = pt[TJ];
                         }
                         if (lane == 31 && k0 + 32 <= lc) {
-                            int* dst = kf + (long long)i * (TJ + 1) * FW;
+                            T* dst = kf + (long long)i * (TJ + 1) * FW;
 #pragma unroll
                             for (int r = 0; r <= TJ; ++r) {
                                 dst[r * FW + 0] = pga[r];
@@ -479,8 +558,8 @@ affine_score(const unsigned char* __restrict__ codes,
                     } else {
 #pragma unroll
                         for (int r = 0; r <= TJ; ++r) {
-                            pga[r] = pt[r] = pgb[r] = NEG;
-                            pfc[r][0] = pfc[r][1] = pfc[r][2] = NEG;
+                            pga[r] = pt[r] = pgb[r] = ng;
+                            pfc[r][0] = pfc[r][1] = pfc[r][2] = ng;
                         }
                     }
                     // the left column's layer i becomes layer i-1 for the next step
@@ -497,7 +576,7 @@ affine_score(const unsigned char* __restrict__ codes,
         // warp maximum
 #pragma unroll
         for (int d = 16; d > 0; d >>= 1) {
-            const int ov = __shfl_xor_sync(TRIMSA_FULL, best, d);
+            const T ov = __shfl_xor_sync(TRIMSA_FULL, best, d);
             if (track) {
                 const long long oi = __shfl_xor_sync(TRIMSA_FULL, bidx, d);
                 if (ov > best || (ov == best && oi < bidx)) {
@@ -505,7 +584,7 @@ affine_score(const unsigned char* __restrict__ codes,
                     bidx = oi;
                 }
             } else {
-                best = mx(best, ov);
+                best = A::max(best, ov);
             }
         }
         if (split) {
@@ -533,7 +612,8 @@ affine_score(const unsigned char* __restrict__ codes,
             }
         }
         if (lane == 0) {
-            out[item] = best;
+#pragma unroll
+            for (int h = 0; h < NH; ++h) out[NH * item + h] = A::half(best, h);
             if (track) where[item] = bidx;
         }
         __syncwarp();

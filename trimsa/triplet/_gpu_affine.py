@@ -1,8 +1,9 @@
 """CuPy launchers of the affine kernels (``trimsa/kernels/triplet_affine.cu``).
 
 :func:`score_triplets` fills the same scores as ``_affine.score_batch``, bit
-for bit, in 32-bit arithmetic. One warp scores one triplet at a time; each
-warp owns two face buffers in global memory (:func:`warp_bytes`), so the
+for bit. One warp scores one triplet at a time in 32-bit arithmetic, or two
+triplets at once in packed 16 bits where :func:`packed_bound` proves that exact;
+each warp owns two face buffers in global memory (:func:`warp_bytes`), so the
 number of warps launched is bounded by the memory share of the batch. A batch
 of fewer triplets than resident warps is cut into strips of ``TJ`` rows, one
 warp each, the strips of a triplet waiting on each other (:data:`SPLIT`).
@@ -38,15 +39,16 @@ _NULL = np.uint64(0)
 #: The score kernel's instantiations: score only, pointer words, banded pointer words,
 #: and for subproblems of the divide and conquer last-layer states and pointer words;
 #: all but the banded ones also for split triplets (one warp per strip of rows).
-_NAMES = {"score": f"affine_score<{TJ}, false, false, false, false>",
-          "trace": f"affine_score<{TJ}, true, false, false, false>",
-          "band": f"affine_score<{TJ}, true, true, false, false>",
-          "states": f"affine_score<{TJ}, false, false, true, false>",
-          "subtrace": f"affine_score<{TJ}, true, false, true, false>",
-          "score_split": f"affine_score<{TJ}, false, false, false, true>",
-          "states_split": f"affine_score<{TJ}, false, false, true, true>",
-          "trace_split": f"affine_score<{TJ}, true, false, false, true>",
-          "subtrace_split": f"affine_score<{TJ}, true, false, true, true>"}
+_NAMES = {"score": f"affine_score<{TJ}, false, false, false, false, I32>",
+          "trace": f"affine_score<{TJ}, true, false, false, false, I32>",
+          "band": f"affine_score<{TJ}, true, true, false, false, I32>",
+          "states": f"affine_score<{TJ}, false, false, true, false, I32>",
+          "subtrace": f"affine_score<{TJ}, true, false, true, false, I32>",
+          "score_split": f"affine_score<{TJ}, false, false, false, true, I32>",
+          "states_split": f"affine_score<{TJ}, false, false, true, true, I32>",
+          "trace_split": f"affine_score<{TJ}, true, false, false, true, I32>",
+          "subtrace_split": f"affine_score<{TJ}, true, false, true, true, I32>",
+          "score16": f"affine_score<{TJ}, false, false, false, false, S16x2>"}
 
 
 #: Everything the module is compiled with (one compilation, one on-disk cache entry).
@@ -102,18 +104,21 @@ def strips(lb) -> np.ndarray:
 
 def _launch(fn, resident_warps, n, d_codes, d_off, d_trip, d_sub, K, sc, mode, jwords, kwords,
             lens, trace=(_NULL, _NULL, _NULL), band=(_NULL, _NULL, _NULL),
-            sub=(_NULL, _NULL, _NULL), split_fn=None):
+            sub=(_NULL, _NULL, _NULL), split_fn=None, packed=None):
     """Launch score kernel ``fn`` on ``n`` items with lengths ``lens`` (``(n, 3)``, the
     kernel's order), with its face buffers; ``trace``: pointer words, their offsets and
     the end cells; ``band``: rows, their first row per item, layer offsets; ``sub``:
-    init/forbid per item, the states' buffer and its offsets. Returns the scores.
+    init/forbid per item, the states' buffer and its offsets; ``packed``: ``(gap_open,
+    gap_extend, sentinel)`` of the packed 16-bit instantiation, which takes the items two
+    at a time (``n`` even) with these gaps instead of ``sc``'s. Returns the scores.
 
     A warp takes one item at a time, or, where ``split_fn`` (the same instantiation
     for split triplets) is given and :data:`SPLIT` lets it, one strip: as many warps as
     are resident, at most one per work unit."""
     import cupy
 
-    units = n
+    go, ge, neg = (sc.gap_open, sc.gap_extend, 0) if packed is None else packed
+    units = n if packed is None else n // 2
     split = (_NULL, _NULL, _NULL, _NULL, _NULL)   # unit_off, unit_order, prog, parts
     per_strip = strips(np.asarray(lens)[:, 1])
     if split_fn is not None and (SPLIT == "always" or (
@@ -141,8 +146,8 @@ def _launch(fn, resident_warps, n, d_codes, d_off, d_trip, d_sub, K, sc, mode, j
     d_out = cupy.empty(n, dtype=np.int64)
     d_next = cupy.zeros(1, dtype=np.int32)
     fn((blocks,), (32 * WARPS_PER_BLOCK,),
-       (d_codes, d_off, d_trip, np.int32(n), d_sub, np.int32(K), np.int32(sc.gap_open),
-        np.int32(sc.gap_extend), np.int32(mode), d_j, np.int64(jwords), d_k, np.int64(kwords),
+       (d_codes, d_off, d_trip, np.int32(n), d_sub, np.int32(K), np.int32(go),
+        np.int32(ge), np.int32(mode), np.int32(neg), d_j, np.int64(jwords), d_k, np.int64(kwords),
         d_out, d_next, *trace, *band, *sub, np.int32(units), *split))
     return d_out
 
@@ -188,22 +193,50 @@ def warp_bytes(la: int, lc: int) -> int:
     return 4 * (jface_words(la, lc) + FACE_WORDS * (la + 1) * (TJ + 1))
 
 
-def score_triplets(seqs, trip, mode: int, scoring, *, out, mem_fraction: float = MEM_FRACTION):
-    """Scores of ``trip`` (``int32 (T, 3)``) on the current device and stream into ``out``."""
+def packed_bound(lens, scoring, mode: int) -> tuple[np.ndarray, int]:
+    """``(ok, sentinel)``: which triplets (lengths ``lens``, ``(T, 3)``) the packed
+    16-bit sweep scores exactly in ``mode``, and the sentinel it starts from.
+
+    Global mode is swept on the shifted scores ``sub - 2 ge`` with extension 0 (the
+    score less ``2 ge (la + lb + lc)``, the same for every alignment), the others on
+    the scores as they are. With ``m+`` / ``m-`` the largest / smallest swept
+    substitution (clamped at 0), ``e`` the swept extension of a column (``2 ge``, or
+    0), ``o`` the gap open and ``d = min(3 m-, m- + e, e)`` the most a column's
+    addition lowers a value (docs/engine.md, "Packed 16 bits"):
+
+    * every path gains at most ``U = m+ (min(la, lb) + min(la, lc) + min(lb, lc))``;
+    * a value that stems from the sentinel ``N`` lies in ``[N + 3 o + 3 d, N + 3 m+]``
+      (none is carried along a face with a negative addition: global mode's is 0,
+      the others start every face cell afresh), and every other value is at least
+      ``B + 3 o + 2 d``, where ``B`` bounds the best score of every cell from below:
+      ``6 o`` (global), ``2 o + 2 ge min(la, lb, lc)`` (semiglobal), 0 (local);
+    * ``N = -2^15 - 3 o - 4 d``, so that one more addition to any of them stays in 16
+      bits, and a triplet is admitted when ``N + 3 m+ + U`` is below its lowest
+      possible score (``6 o``, 0, 0), so that nothing stemming from the sentinel
+      reaches it, and ``B + 3 o + 3 d >= -2^15``.
+    """
+    lens = np.sort(np.asarray(lens, dtype=np.int64).reshape(-1, 3), axis=1)
+    go, ge = int(scoring.gap_open), int(scoring.gap_extend)
+    table = np.asarray(scoring.table, dtype=np.int64)
+    sub, ext = (table - 2 * ge, 0) if mode == 0 else (table, 2 * ge)
+    hi, lo = max(int(sub.max()), 0), min(int(sub.min()), 0)
+    drop = min(3 * lo, lo + ext, ext)
+    neg = -(1 << 15) - 3 * go - 4 * drop
+    gain = hi * (2 * lens[:, 0] + lens[:, 1])
+    floor = {0: np.full(len(lens), 6 * go), 1: 2 * go + 2 * ge * lens[:, 0],
+             2: np.zeros(len(lens), dtype=np.int64)}[mode]
+    ok = ((neg + 3 * hi + gain < (6 * go if mode == 0 else 0))
+          & (floor + 3 * go + 3 * drop >= -(1 << 15)))
+    return ok, neg
+
+
+def _sweep(kind, seqs, d_codes, d_off, tri, lens, mode, scoring, mem_fraction):
+    """Scores of the triplets ``tri`` (kernel order, lengths ``lens``) by the score
+    kernel ``kind`` (``"score"``, or ``"score16"``: packed, ``tri`` of even length and
+    admitted by :func:`packed_bound`)."""
     import cupy
 
-    T = trip.shape[0]
-    if T == 0:
-        return out
-    K = scoring.table.shape[0]
-    if K > MAX_CODES:
-        raise OptionError(f"the affine GPU kernel holds alphabets of up to {MAX_CODES} codes, "
-                          f"got {K}")
-    fn, resident_warps, _ = _function("score")
-    tri, lens = order(seqs.lengths, np.asarray(trip))
-    cells = np.prod(lens.astype(np.int64) + 1, axis=1)
-    perm = np.argsort(-cells, kind="stable")   # largest first: the last warps end together
-    tri = np.ascontiguousarray(tri[perm], dtype=np.int32)
+    fn, resident_warps, _ = _function(kind)
     la = int(lens[:, 0].max())
     lc = int(lens[:, 2].max())
     per_warp = warp_bytes(la, lc)
@@ -216,12 +249,70 @@ def score_triplets(seqs, trip, mode: int, scoring, *, out, mem_fraction: float =
                           f"{free} bytes")
     # whole blocks within the memory's share (at least one)
     warps = max(1, min(resident_warps, budget_warps) // WARPS_PER_BLOCK) * WARPS_PER_BLOCK
-    d_out = _launch(fn, warps, T, cupy.asarray(seqs.codes),
-                    cupy.asarray(seqs.offsets.astype(np.int64)), cupy.asarray(tri),
-                    cupy.asarray(np.ascontiguousarray(scoring.table, dtype=np.int32)), K, scoring,
-                    mode, jface_words(la, lc), (la + 1) * (TJ + 1) * FACE_WORDS, lens[perm],
-                    split_fn=_function("score_split")[0])
+    table = np.ascontiguousarray(scoring.table, dtype=np.int32)
+    K = table.shape[0]
+    packed = split_fn = None
+    if kind == "score16":
+        ok, neg = packed_bound(lens, scoring, mode)
+        assert ok.all() and len(tri) % 2 == 0
+        ge = scoring.gap_extend
+        if mode == 0:
+            table = table - np.int32(2 * ge)
+            ge = 0
+        packed = (scoring.gap_open, ge, neg)
+    else:
+        split_fn = _function("score_split")[0]
+    d_out = _launch(fn, warps, len(tri), d_codes, d_off, cupy.asarray(tri), cupy.asarray(table),
+                    K, scoring, mode, jface_words(la, lc), (la + 1) * (TJ + 1) * FACE_WORDS, lens,
+                    split_fn=split_fn, packed=packed)
     res = cupy.asnumpy(d_out)
+    if kind == "score16" and mode == 0:
+        res += 2 * scoring.gap_extend * lens.sum(axis=1)
+    return res
+
+
+def score_triplets(seqs, trip, mode: int, scoring, *, out, precision: str = "auto",
+                   mem_fraction: float = MEM_FRACTION):
+    """Scores of ``trip`` (``int32 (T, 3)``) on the current device and stream into ``out``.
+
+    ``precision``: ``"int16"`` sweeps every triplet :func:`packed_bound` admits in packed
+    16 bits, two per warp; ``"auto"`` does so when there are at least as many of them
+    as the packed kernel has resident warps, so that their pairs fill at least half of
+    them (fewer would leave the GPU idle where the 32-bit kernel splits triplets into
+    strips); ``"int32"`` never. The rest are swept in
+    32 bits. The scores are the same in every case."""
+    import cupy
+
+    T = trip.shape[0]
+    if T == 0:
+        return out
+    K = scoring.table.shape[0]
+    if K > MAX_CODES:
+        raise OptionError(f"the affine GPU kernel holds alphabets of up to {MAX_CODES} codes, "
+                          f"got {K}")
+    tri, lens = order(seqs.lengths, np.asarray(trip))
+    cells = np.prod(lens.astype(np.int64) + 1, axis=1)
+    perm = np.argsort(-cells, kind="stable")   # largest first: the last warps end together
+    tri = np.ascontiguousarray(tri[perm], dtype=np.int32)
+    lens = lens[perm]
+    packed = np.zeros(T, dtype=bool)
+    if precision != "int32":
+        ok = packed_bound(lens, scoring, mode)[0]
+        if precision == "int16" or int(ok.sum()) >= _function("score16")[1]:
+            packed = ok
+    d_codes = cupy.asarray(seqs.codes)
+    d_off = cupy.asarray(seqs.offsets.astype(np.int64))
+    res = np.empty(T, dtype=np.int64)
+    both = np.flatnonzero(packed)
+    if len(both):
+        # neighbours in size order share a warp; an odd one out is paired with itself
+        pad = np.append(both, both[-1:]) if len(both) % 2 else both
+        res[both] = _sweep("score16", seqs, d_codes, d_off, tri[pad], lens[pad], mode, scoring,
+                           mem_fraction)[:len(both)]
+    one = np.flatnonzero(~packed)
+    if len(one):
+        res[one] = _sweep("score", seqs, d_codes, d_off, tri[one], lens[one], mode, scoring,
+                          mem_fraction)
     out[perm] = res
     return out
 

@@ -135,12 +135,9 @@ class CupyBackend:
         """
         frac = self._gpu.MEM_FRACTION
         if not scoring.linear:
-            if self.precision == "int16":
-                raise OptionError("the affine GPU kernel computes in 32 bits; use precision "
-                                  "'auto' or 'int32'")
             from . import _gpu_affine
 
-            _gpu_affine.score_triplets(seqs, trip, mode, scoring, out=out,
+            _gpu_affine.score_triplets(seqs, trip, mode, scoring, out=out, precision=self.precision,
                                        mem_fraction=frac / self.streams)
             return
         try:
