@@ -5,18 +5,20 @@ One command::
     python eval/bench_affine.py [--quick] [--fasta FILE ...] [--out FILE]
 
 1. Correctness: random DNA (all 15 IUPAC codes) and protein (BLOSUM62) batches of
-   mixed lengths, every mode, three gap models: GPU scores must equal
+   mixed lengths, every mode, three gap models: GPU scores, in 32 bits and with
+   ``precision="int16"`` (packed 16 bits wherever the bound admits), must equal
    ``_affine.score_batch`` (CPU). Any mismatch stops the run with status 1.
 2. GPU throughput: TCUPS (cells / seconds / 1e12, cells = la*lb*lc) of the
-   affine score kernel per length 32..1024 and mode, for batches of
-   equal-length random DNA triplets, with the linear kernel on the same
-   batches beside it (same run); then the length mixes of real FASTA files
-   (``--fasta``: random triplets of their records). Wall time of
-   ``score_triplets`` after one warm-up, median of repeats.
+   affine score kernel in 32 bits, in packed 16 bits and by the default choice,
+   per length 32..1024 and mode, for batches of equal-length random DNA
+   triplets, with the linear kernel on the same batches beside it (same run);
+   then the length mixes of real FASTA files (``--fasta``: random triplets of
+   their records). Wall time of ``score_triplets`` after one warm-up, median of
+   repeats.
 3. Register-only ceiling: a kernel that runs the affine cell (the same
    ``exports`` function) on values held in registers, no memory and no
-   shuffles; its cells per second bound what any layout of this recurrence
-   reaches in 32 bits on this GPU.
+   shuffles, in 32 bits and in packed 16 bits; its cells per second bound what
+   any layout of this recurrence reaches in that arithmetic on this GPU.
 4. Tracebacks: GPU alignments (``align_triplets(device="gpu")``) must equal the
    CPU's on fresh random DNA and protein triplets in every mode (any difference
    stops the run with status 1); then GPU traceback TCUPS per length 32..160
@@ -32,7 +34,8 @@ One command::
    rate (``align_triplets``), in cells per second.
 
 7. With ``--ncu``: thread instructions per cell of the score kernel (one
-   batch at L = 128) and of the ceiling kernel, counted by Nsight Compute
+   batch at L = 128, in 32 and in packed 16 bits) and of the ceiling kernels, counted by
+   Nsight Compute
    (``smsp__thread_inst_executed.sum``) on a second run of this script.
 
 Prints a markdown table and writes it to ``--out`` (default
@@ -58,41 +61,43 @@ import trimsa  # noqa: E402
 from trimsa import alphabet as _alphabet  # noqa: E402
 from trimsa.io import as_sequence_set, read_sequences  # noqa: E402
 from trimsa.scoring import MODES, Scoring  # noqa: E402
-from trimsa.triplet import _affine  # noqa: E402
+from trimsa.triplet import _affine, _gpu_affine  # noqa: E402
 from tests.fakes import random_set  # noqa: E402
 
 GAPS = ((-3, -1), (-1, -2), (-8, -1))
 CEILING = r"""
-template <int NC>
+template <int NC, class A>
 __global__ void affine_ceiling(int iters, int go, int ge, int* out) {
-    int X[NC][NSTATE];
+    typedef typename A::T T;
+    T X[NC][NSTATE];
 #pragma unroll
     for (int c = 0; c < NC; ++c)
 #pragma unroll
-        for (int s = 0; s < NSTATE; ++s) X[c][s] = (threadIdx.x * 7 + c * 13 + s * 5) & 63;
-    const int e2 = 2 * ge;
-    const int sub = (threadIdx.x & 3) - 1;
+        for (int s = 0; s < NSTATE; ++s)
+            X[c][s] = A::splat((threadIdx.x * 7 + c * 13 + s * 5) & 63);
+    const T e2 = A::splat(2 * ge), o = A::splat(go), o2 = A::splat(2 * go);
+    const T sub = A::splat((threadIdx.x & 3) - 1);
     for (int it = 0; it < iters; ++it) {
 #pragma unroll
         for (int c = 0; c < NC; ++c) {
-            const int* P = X[(c + 1) % NC];
-            const int* Q = X[(c + 2) % NC];
-            int S[NSTATE];
-            S[0] = P[0] + sub + sub + sub;
-            S[1] = P[3] + sub + e2;
-            S[2] = Q[2] + sub + e2;
-            S[3] = Q[1] + sub + e2;
-            S[4] = X[c][4] + e2; S[5] = X[c][5] + e2; S[6] = X[c][6] + e2;
-            S[7] = P[7] + e2; S[8] = P[8] + e2; S[9] = P[9] + e2;
-            S[10] = Q[10] + e2; S[11] = Q[11] + e2; S[12] = Q[12] + e2;
-            exports(S, go, X[c]);
+            const T* P = X[(c + 1) % NC];
+            const T* Q = X[(c + 2) % NC];
+            T S[NSTATE];
+            S[0] = A::add(A::add(P[0], sub), A::add(sub, sub));
+            S[1] = A::add(P[3], A::add(sub, e2));
+            S[2] = A::add(Q[2], A::add(sub, e2));
+            S[3] = A::add(Q[1], A::add(sub, e2));
+            S[4] = A::add(X[c][4], e2); S[5] = A::add(X[c][5], e2); S[6] = A::add(X[c][6], e2);
+            S[7] = A::add(P[7], e2); S[8] = A::add(P[8], e2); S[9] = A::add(P[9], e2);
+            S[10] = A::add(Q[10], e2); S[11] = A::add(Q[11], e2); S[12] = A::add(Q[12], e2);
+            exports<A>(S, o, o2, X[c]);
         }
     }
     int acc = 0;
 #pragma unroll
     for (int c = 0; c < NC; ++c)
 #pragma unroll
-        for (int s = 0; s < NSTATE; ++s) acc ^= X[c][s];
+        for (int s = 0; s < NSTATE; ++s) acc ^= (int)X[c][s];
     out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
 }
 """
@@ -131,10 +136,16 @@ def correctness(rng, quick):
     for label, seqs, sc in cases:
         trip = rng.integers(0, len(seqs), (n, 3)).astype(np.int32)
         for m, mode in enumerate(MODES):
-            gpu = trimsa.score_triplets(seqs, trip, mode=mode, scoring=sc, device="gpu")
-            wrong = int((gpu != cpu_affine(seqs, trip, m, sc)).sum())
-            bad += wrong
-            rows.append(f"| {label} | {sc.gap_open}/{sc.gap_extend} | {mode} | {n} | {wrong} |")
+            want = cpu_affine(seqs, trip, m, sc)
+            wrong = []
+            for precision in ("int32", "int16"):
+                gpu = trimsa.score_triplets(seqs, trip, mode=mode, scoring=sc, device="gpu",
+                                            precision=precision)
+                wrong.append(int((gpu != want).sum()))
+            packed = int(_gpu_affine.packed_bound(seqs.lengths[trip], sc, m)[0].sum())
+            bad += sum(wrong)
+            rows.append(f"| {label} | {sc.gap_open}/{sc.gap_extend} | {mode} | {n} | {packed} | "
+                        f"{wrong[0]} | {wrong[1]} |")
     return rows, bad
 
 
@@ -148,24 +159,30 @@ def gpu_rates(rng, quick, fastas):
         T = int(max(64, min(200_000, target / L**3)))
         seqs = random_set(rng, np.full(3 * T, L), _alphabet.DNA)
         trip = np.arange(3 * T, dtype=np.int32).reshape(T, 3)
-        c = cells(seqs, trip)
         for mode in (MODES if L == 256 else ("global",)):
-            ta = timed(lambda: trimsa.score_triplets(seqs, trip, mode=mode, scoring=aff,
-                                                     device="gpu"), 1 if quick else 3)
-            tl = timed(lambda: trimsa.score_triplets(seqs, trip, mode=mode, scoring=lin,
-                                                     device="gpu"), 1 if quick else 3)
-            rows.append(f"| {L} | {mode} | {T} | {c / ta / 1e12:.4f} | {c / tl / 1e12:.4f} | "
-                        f"{tl / ta:.3f} |")
+            rows.append(_rate_row(str(L), mode, seqs, trip, aff, lin, 1 if quick else 3))
     for path in fastas:
         seqs = read_sequences(path)
         T = 20_000 if not quick else 2_000
         trip = rng.integers(0, len(seqs), (T, 3)).astype(np.int32)
-        c = cells(seqs, trip)
-        ta = timed(lambda: trimsa.score_triplets(seqs, trip, scoring=aff, device="gpu"), 1)
-        tl = timed(lambda: trimsa.score_triplets(seqs, trip, scoring=lin, device="gpu"), 1)
-        rows.append(f"| mix of {Path(path).parent.name} (mean {seqs.lengths.mean():.0f}) | global | "
-                    f"{T} | {c / ta / 1e12:.4f} | {c / tl / 1e12:.4f} | {tl / ta:.3f} |")
+        rows.append(_rate_row(f"mix of {Path(path).parent.name} (mean {seqs.lengths.mean():.0f})",
+                              "global", seqs, trip, aff, lin, 1))
     return rows
+
+
+def _rate_row(label, mode, seqs, trip, aff, lin, repeats):
+    """One row of the throughput table: TCUPS of the affine kernel in 32 bits, packed 16
+    bits and the default (``auto``) choice, of the linear kernel, and ratios."""
+    c = cells(seqs, trip)
+    t = {}
+    for key, sc, precision in (("a32", aff, "int32"), ("a16", aff, "int16"), ("auto", aff, "auto"),
+                               ("lin", lin, "auto")):
+        t[key] = timed(lambda: trimsa.score_triplets(seqs, trip, mode=mode, scoring=sc,
+                                                     device="gpu", precision=precision), repeats)
+    tc = {k: c / v / 1e12 for k, v in t.items()}
+    return (f"| {label} | {mode} | {len(trip)} | {tc['a32']:.4f} | {tc['a16']:.4f} | "
+            f"{tc['auto']:.4f} | {tc['lin']:.4f} | {t['a32'] / t['a16']:.2f} | "
+            f"{t['lin'] / t['auto']:.3f} |")
 
 
 def _strings(rng, n, lengths, letters, alphabet="dna"):
@@ -265,18 +282,24 @@ def dc_rates(rng, quick):
     return rows, bad
 
 
-def _ceiling_kernel():
+#: Cells per thread and iteration of the ceiling kernel, per arithmetic.
+CEILING_CELLS = {"I32": 4, "S16x2": 8}
+
+
+def _ceiling_kernel(arith="I32"):
     import cupy
 
     from trimsa import kernels
 
     src = kernels.source("triplet_affine.cu") + CEILING
-    mod = cupy.RawModule(code=src, options=("-std=c++17",), name_expressions=["affine_ceiling<4>"])
-    return mod.get_function("affine_ceiling<4>")
+    name = f"affine_ceiling<4, {arith}>"
+    mod = cupy.RawModule(code=src, options=("-std=c++17",), name_expressions=[name])
+    return mod.get_function(name)
 
 
 def profile_launches(L, path):
-    """The launches ``--ncu`` counts: one affine batch at length ``L`` and one ceiling run.
+    """The launches ``--ncu`` counts: one affine batch at length ``L`` in 32 bits, the
+    same batch in packed 16 bits, and one run of each ceiling kernel.
 
     Writes the cells of each to ``path`` (JSON).
     """
@@ -288,15 +311,19 @@ def profile_launches(L, path):
     T = 4096
     seqs = random_set(rng, np.full(3 * T, L), _alphabet.DNA)
     trip = np.arange(3 * T, dtype=np.int32).reshape(T, 3)
-    trimsa.score_triplets(seqs, trip, scoring=Scoring.dna(gap_open=-3, gap_extend=-1),
-                          device="gpu")
-    fn = _ceiling_kernel()
+    sc = Scoring.dna(gap_open=-3, gap_extend=-1)
+    # the order of the launches is the order of the keys in the log (instructions_per_cell)
+    trimsa.score_triplets(seqs, trip, scoring=sc, device="gpu", precision="int32")
+    trimsa.score_triplets(seqs, trip, scoring=sc, device="gpu", precision="int16")
     blocks, threads, iters = 132, 256, 200
-    fn((blocks,), (threads,), (np.int32(iters), np.int32(-3), np.int32(-1),
-                               cupy.empty(blocks * threads, dtype=np.int32)))
+    for arith in CEILING_CELLS:
+        _ceiling_kernel(arith)((blocks,), (threads,), (np.int32(iters), np.int32(-3), np.int32(-1),
+                                                      cupy.empty(blocks * threads, dtype=np.int32)))
     cupy.cuda.Device().synchronize()
-    Path(path).write_text(json.dumps({"score": cells(seqs, trip),
-                                      "ceiling": blocks * threads * iters * 4}))
+    Path(path).write_text(json.dumps({
+        "score": cells(seqs, trip), "score16": cells(seqs, trip),
+        "ceiling": blocks * threads * iters * CEILING_CELLS["I32"],
+        "ceiling16": blocks * threads * iters * CEILING_CELLS["S16x2"]}))
 
 
 def instructions_per_cell(L=128):
@@ -308,23 +335,28 @@ def instructions_per_cell(L=128):
 
     with tempfile.TemporaryDirectory() as tmp:
         log, cells_file = Path(tmp) / "ncu.csv", Path(tmp) / "cells.json"
-        subprocess.run(["ncu", "--csv", "--log-file", str(log), "--metrics",
+        # mangled names carry the template arguments (the arithmetic: I32 or S16x2)
+        subprocess.run(["ncu", "--csv", "--print-kernel-base", "mangled", "--log-file", str(log),
+                        "--metrics",
                         "smsp__thread_inst_executed.sum", "-k", "regex:affine_",
                         sys.executable, __file__, "--profile-launches", str(L), str(cells_file)],
                        check=True, capture_output=True)
         cells_of = json.loads(cells_file.read_text())
-        inst = {"score": 0.0, "ceiling": 0.0}
+        inst = {k: 0.0 for k in cells_of}
         for row in csv.DictReader(line for line in log.read_text().splitlines()
                                   if line.startswith('"')):
-            key = "ceiling" if "ceiling" in row["Kernel Name"] else "score"
+            name = row["Kernel Name"]
+            key = "ceiling" if "ceiling" in name else "score"
+            if "S16x2" in name:
+                key += "16"
             inst[key] += float(row["Metric Value"].replace(",", ""))
     return {k: inst[k] / cells_of[k] for k in inst}
 
 
-def ceiling(quick):
+def ceiling(quick, arith="I32"):
     import cupy
 
-    fn = _ceiling_kernel()
+    fn = _ceiling_kernel(arith)
     sms = cupy.cuda.runtime.getDeviceProperties(0)["multiProcessorCount"]
     blocks, threads, iters = sms * 8, 256, 2000 if quick else 20000
     out = cupy.empty(blocks * threads, dtype=np.int32)
@@ -337,7 +369,7 @@ def ceiling(quick):
     stop.record()
     stop.synchronize()
     sec = cupy.cuda.get_elapsed_time(start, stop) / 1e3
-    return blocks * threads * iters * 4 / sec / 1e12, int(fn.num_regs)
+    return blocks * threads * iters * CEILING_CELLS[arith] / sec / 1e12, int(fn.num_regs)
 
 
 def cpu_rates(rng, quick):
@@ -398,22 +430,32 @@ def main(argv=None):
     lines = header("Affine 3-way kernels", "bench_affine.py", argv)
     rows, bad = correctness(rng, args.quick)
     lines += ["## correctness (GPU == CPU, fresh random inputs)", "",
-              "| case | gap open/extend | mode | triplets | wrong |", "|---|---|---|---:|---:|"]
+              "Every triplet in 32 bits, then with `precision=\"int16\"` (packed 16 bits for the "
+              "triplets `packed_bound` admits, 32 bits for the rest).", "",
+              "| case | gap open/extend | mode | triplets | admitted to 16 bits | wrong (32) | "
+              "wrong (16) |", "|---|---|---|---:|---:|---:|---:|"]
     lines += rows
     print("\n".join(lines), flush=True)
     if bad:
         print(f"FAILED: {bad} GPU scores differ from the CPU", file=sys.stderr)
         return 1
     rate, regs = ceiling(args.quick)
+    rate16, regs16 = ceiling(args.quick, "S16x2")
     g = ["", "## GPU throughput (TCUPS; affine -3/-1 and linear -3, DNA, same batches)", "",
-         "| L | mode | triplets | affine TCUPS | linear TCUPS | affine/linear time ratio |",
-         "|---|---|---:|---:|---:|---:|"] + gpu_rates(rng, args.quick, args.fasta)
-    g += ["", f"Register-only ceiling of the affine cell (32 bits, {regs} registers): "
-          f"{rate:.3f} TCUPS", ""]
+         "Affine in 32 bits (`precision=\"int32\"`), packed 16 bits (`\"int16\"`) and the "
+         "default choice (`\"auto\"`: 16 bits when there are at least as many admitted "
+         "triplets as the packed kernel has resident warps).", "",
+         "| L | mode | triplets | affine 32-bit | affine 16-bit | affine auto | linear | "
+         "16-bit speed-up | affine auto/linear time ratio |",
+         "|---|---|---:|---:|---:|---:|---:|---:|---:|"] + gpu_rates(rng, args.quick, args.fasta)
+    g += ["", f"Register-only ceiling of the affine cell: 32 bits ({regs} registers) "
+          f"{rate:.3f} TCUPS; packed 16 bits ({regs16} registers) {rate16:.3f} TCUPS", ""]
     if args.ncu:
         ipc = instructions_per_cell()
-        g += [f"Thread instructions per cell (ncu, smsp__thread_inst_executed.sum): score kernel "
-              f"{ipc['score']:.1f} (L = 128), register-only ceiling kernel {ipc['ceiling']:.1f}", ""]
+        g += [f"Thread instructions per cell (ncu, smsp__thread_inst_executed.sum, L = 128): "
+              f"score kernel {ipc['score']:.1f} in 32 bits, {ipc['score16']:.1f} in packed 16 "
+              f"bits; register-only ceiling kernel {ipc['ceiling']:.1f} / {ipc['ceiling16']:.1f}",
+              ""]
     print("\n".join(g), flush=True)
     if args.out:
         Path(args.out).write_text("\n".join(lines + g) + "\n")
