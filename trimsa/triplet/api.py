@@ -126,10 +126,12 @@ def score_triplets(seqs, triplets=None, *, mode: Mode = "global", scoring: Scori
         CPU threads (0 = all cores).
     precision
         GPU arithmetic: ``"auto"`` (packed 16-bit wherever a bound derived from
-        the lengths and scores proves it exact, 32-bit elsewhere), ``"int32"``
-        or ``"int16"`` (still 32-bit for triplets that could overflow). Results
-        are identical in every case. The CPU always computes in 32 bits, so any
-        value but ``"auto"`` is an error there.
+        the lengths and scores proves it exact, 32-bit elsewhere; with affine
+        gaps only for batches of at least as many such triplets as the kernel's
+        resident warps, see docs/engine.md), ``"int32"`` or ``"int16"`` (still
+        32-bit for triplets that could overflow). Results are identical in every
+        case. The CPU always computes in 32 bits, so any value but ``"auto"`` is
+        an error there.
     gpus
         With a GPU device: the device numbers to use (``None`` = every
         visible GPU, one host thread each; see docs/scaling.md).
