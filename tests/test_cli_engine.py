@@ -74,12 +74,12 @@ def test_align3_rows_and_score(data_dir, tmp_path, capsys, mode):
     assert len({len(g[2]) for g in got}) == 1
     score = int(err.strip().split()[-1])
     # align3's defaults: the alignment stage's (match 3, mismatch -2, transversion -3,
-    # open -8, extend -2)
-    sc = Scoring.dna(3, -2, gap_open=-8, gap_extend=-2, transversion=-3)
+    # open -10, extend -2)
+    sc = Scoring.dna(3, -2, gap_open=-10, gap_extend=-2, transversion=-3)
     if mode == "global":
         rows = [[-1 if ch == "-" else int(sc.alphabet.encode(ch)[0]) for ch in g[2]]
                 for g in got]
-        assert natural_sp(rows, sc.table.tolist(), -8, -2) == score
+        assert natural_sp(rows, sc.table.tolist(), -10, -2) == score
     import trimsa
 
     assert score == trimsa.score_triplets([r[2] for r in recs], mode=mode, scoring=sc)[0]
@@ -309,7 +309,7 @@ def test_transversion_option_reaches_the_scores(data_dir, tmp_path, capsys):
         assert main(["align3", str(data_dir / "trip3.fa"), "-o", str(tmp_path / "a.fa"),
                      "--transversion", str(tv)]) == 0
         score = int(capsys.readouterr().err.strip().split()[-1])
-        sc = Scoring.dna(3, -2, gap_open=-8, gap_extend=-2, transversion=tv)
+        sc = Scoring.dna(3, -2, gap_open=-10, gap_extend=-2, transversion=tv)
         assert score == trimsa.score_triplets([r[2] for r in recs], scoring=sc)[0]
     assert main(["triplets", str(data_dir / "six.fa"), "--transversion", "-3"]) == 0
     out = capsys.readouterr().out.splitlines()

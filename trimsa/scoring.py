@@ -45,7 +45,7 @@ substitution                    match 1, mismatch -1        BLOSUM62
 substitution, ``"alignment"``   match 3, mismatch -2,       BLOSUM62
                                 transversion -3
 gaps, ``"triplet"``             linear -3                   linear -4
-gaps, ``"alignment"``           open -8, extend -2          linear -4
+gaps, ``"alignment"``           open -10, extend -2         linear -4
 gaps, ``"progressive"``         open -3, extend -1          open -10, extend -1
 ==============================  ==========================  ============================
 
@@ -106,7 +106,7 @@ STAGES = ("triplet", "alignment", "progressive")
 DEFAULTS = {
     "dna": {"substitution": {"triplet": (1, -1, -1), "alignment": (3, -2, -3),
                              "progressive": (1, -1, -1)},
-            "gaps": {"triplet": (0, -3), "alignment": (-8, -2), "progressive": (-3, -1)}},
+            "gaps": {"triplet": (0, -3), "alignment": (-10, -2), "progressive": (-3, -1)}},
     "protein": {"matrix": "BLOSUM62",
                 "gaps": {"triplet": (0, -4), "alignment": (0, -4), "progressive": (-10, -1)}},
 }

@@ -366,7 +366,7 @@ def align_triplet(a, b, c, *, mode: Mode = "global", scoring: Scoring | None = N
     larger ones by divide and conquer in quadratic memory (three 1,000-residue
     sequences need a few tens of MB). ``scoring`` defaults to the alignment
     stage's (:data:`~trimsa.scoring.DEFAULTS`; DNA: match 3, mismatch -2, transversion
-    -3, natural affine gaps open -8, extend -2).
+    -3, natural affine gaps open -10, extend -2).
 
     Examples
     --------
@@ -375,8 +375,8 @@ def align_triplet(a, b, c, *, mode: Mode = "global", scoring: Scoring | None = N
     ACGT
     A-GT
     ACGT
-    >>> aln.score   # three matched columns (3 x 3 each) and C/-/C (3 - 10 - 10)
-    10
+    >>> aln.score   # three matched columns (3 x 3 each) and C/-/C (3 - 12 - 12)
+    6
     """
     records = [api_record(item, i + 1, "abc"[i]) for i, item in enumerate((a, b, c))]
     if len({r[0] for r in records}) < 3:
