@@ -230,13 +230,13 @@ def packed_bound(lens, scoring, mode: int) -> tuple[np.ndarray, int]:
     return ok, neg
 
 
-def _sweep(kind, seqs, d_codes, d_off, tri, lens, mode, scoring, mem_fraction):
-    """Scores of the triplets ``tri`` (kernel order, lengths ``lens``) by the score
-    kernel ``kind`` (``"score"``, or ``"score16"``: packed, ``tri`` of even length and
-    admitted by :func:`packed_bound`)."""
+def _sweep(d_codes, d_off, tri, lens, mode, scoring, mem_fraction, neg=None):
+    """Scores of the triplets ``tri`` (kernel order, lengths ``lens``) by the 32-bit score
+    kernel, or with the sentinel ``neg`` of :func:`packed_bound` by the packed one (``tri``
+    of even length, every triplet admitted by the bound)."""
     import cupy
 
-    fn, resident_warps, _ = _function(kind)
+    fn, resident_warps, _ = _function("score" if neg is None else "score16")
     la = int(lens[:, 0].max())
     lc = int(lens[:, 2].max())
     per_warp = warp_bytes(la, lc)
@@ -252,9 +252,7 @@ def _sweep(kind, seqs, d_codes, d_off, tri, lens, mode, scoring, mem_fraction):
     table = np.ascontiguousarray(scoring.table, dtype=np.int32)
     K = table.shape[0]
     packed = split_fn = None
-    if kind == "score16":
-        ok, neg = packed_bound(lens, scoring, mode)
-        assert ok.all() and len(tri) % 2 == 0
+    if neg is not None:
         ge = scoring.gap_extend
         if mode == 0:
             table = table - np.int32(2 * ge)
@@ -266,7 +264,7 @@ def _sweep(kind, seqs, d_codes, d_off, tri, lens, mode, scoring, mem_fraction):
                     K, scoring, mode, jface_words(la, lc), (la + 1) * (TJ + 1) * FACE_WORDS, lens,
                     split_fn=split_fn, packed=packed)
     res = cupy.asnumpy(d_out)
-    if kind == "score16" and mode == 0:
+    if neg is not None and mode == 0:
         res += 2 * scoring.gap_extend * lens.sum(axis=1)
     return res
 
@@ -297,7 +295,7 @@ def score_triplets(seqs, trip, mode: int, scoring, *, out, precision: str = "aut
     lens = lens[perm]
     packed = np.zeros(T, dtype=bool)
     if precision != "int32":
-        ok = packed_bound(lens, scoring, mode)[0]
+        ok, neg = packed_bound(lens, scoring, mode)
         if precision == "int16" or int(ok.sum()) >= _function("score16")[1]:
             packed = ok
     d_codes = cupy.asarray(seqs.codes)
@@ -307,12 +305,11 @@ def score_triplets(seqs, trip, mode: int, scoring, *, out, precision: str = "aut
     if len(both):
         # neighbours in size order share a warp; an odd one out is paired with itself
         pad = np.append(both, both[-1:]) if len(both) % 2 else both
-        res[both] = _sweep("score16", seqs, d_codes, d_off, tri[pad], lens[pad], mode, scoring,
-                           mem_fraction)[:len(both)]
+        res[both] = _sweep(d_codes, d_off, tri[pad], lens[pad], mode, scoring, mem_fraction,
+                           neg)[:len(both)]
     one = np.flatnonzero(~packed)
     if len(one):
-        res[one] = _sweep("score", seqs, d_codes, d_off, tri[one], lens[one], mode, scoring,
-                          mem_fraction)
+        res[one] = _sweep(d_codes, d_off, tri[one], lens[one], mode, scoring, mem_fraction)
     out[perm] = res
     return out
 
