@@ -4,11 +4,16 @@ For every ``msa-*`` data set under ``DATA`` (``input.fa[.gz]`` and the true
 ``tree.nwk``) this builds, times and compares:
 
 * ``trimsa-*``: :func:`trimsa.tree.build_guide_tree` variants (NJ, UPGMA;
-  triplets all / sampled / auto);
+  triplets all / sampled / auto), under the triplet stage's default scoring (linear
+  gaps); ``trimsa-affine-nj`` / ``-upgma``: the same under ``trimsa run``'s scoring
+  (natural affine gaps, exact engine), the tree ``run --tree-distances triplet``
+  builds; a ``-nj`` variant run with its ``-upgma`` twin builds the distances once;
 * ``pairwise-nj``: the same distance normalisation and the same NJ code on
   pairwise global alignment scores (Biopython ``PairwiseAligner``, same
   scoring; for N > ``--pairwise-max`` the banded pairwise kernel instead,
   marked ``pairwise-nj-band``), isolating the effect of the triplets;
+* ``pairwise-affine-nj`` / ``-upgma``: the same on exact affine pairwise scores under
+  ``trimsa run``'s scoring (the affine triplet variants minus the triplets);
 * ``pairwise-nj-band``: the same with the banded (w = 32) pairwise kernel
   that trimsa's sampled designs use as their prior: trimsa minus the triplets;
 * ``trimsa-run``: the guide tree ``trimsa run`` builds with its defaults
@@ -75,6 +80,7 @@ TRIMSA = {
     "trimsa-nj-all": dict(method="nj", triplets="all"),
     "trimsa-nj-sampled": dict(method="nj", triplets="sampled"),
     "trimsa-nj-exact": dict(method="nj", band=None),
+    "trimsa-affine-nj": dict(method="nj", stage="progressive"),
 }
 
 
@@ -131,8 +137,12 @@ def run_mafft(inp: Path, tmp: Path, names, threads: int, retree0: bool):
     return GuideTree.from_dendropy(tree, names).newick(), wall
 
 
-def pairwise_nj(seqs, scoring: Scoring, exact: bool, threads: int, band: int = 32):
-    """NJ on pairwise global scores normalised as trimsa does (Feng-Doolittle)."""
+def pairwise_nj(seqs, scoring: Scoring, exact: bool, threads: int, band: int = 32,
+                method: str = "nj"):
+    """NJ (or UPGMA) on pairwise global scores normalised as trimsa does; exact affine
+    scores from the banded pairwise kernel with a band as wide as the longest sequence."""
+    if exact and not scoring.linear:
+        exact, band = False, int(seqs.lengths.max())
     n = len(seqs)
     iu, ju = np.triu_indices(n, 1)
     t = time.perf_counter()
@@ -161,7 +171,7 @@ def pairwise_nj(seqs, scoring: Scoring, exact: bool, threads: int, band: int = 3
     selfs = self_scores(seqs, scoring)
     np.fill_diagonal(est, selfs)
     D = score_distances(est, selfs, seqs.lengths, rho)
-    tree = neighbor_joining(D, seqs.names)
+    tree = (neighbor_joining if method == "nj" else upgma)(D, seqs.names)
     return tree.newick(), time.perf_counter() - t
 
 
@@ -207,6 +217,8 @@ def main(argv=None):
                     "mafft-retree2")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--time-budget", type=float, default=None)
+    ap.add_argument("--device", default="cpu", choices=("cpu", "gpu", "auto"),
+                    help="where the trimsa-* variants score their triplets (default cpu)")
     ap.add_argument("--pairwise-max", type=int, default=300,
                     help="largest N for exact (Biopython) pairwise scores")
     ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "results" / "trees.tsv",
@@ -245,31 +257,45 @@ def main(argv=None):
                     kw = dict(TRIMSA[v])
                     if args.time_budget:
                         kw["time_budget"] = args.time_budget
+                    sc = Scoring.for_alphabet(seqs.alphabet, stage=kw.pop("stage", "triplet"))
                     t = time.perf_counter()
-                    gt = build_guide_tree(seqs, threads=args.threads, **kw)
+                    gt = build_guide_tree(seqs, threads=args.threads, scoring=sc,
+                                          device=args.device, **kw)
                     wall = time.perf_counter() - t
                     nwk = gt.newick()
                     info = gt.distances.info
                     n = len(seqs)
-                    detail = (f"{info['triplets']} {info['engine']} T={info['n_triplets']} "
+                    detail = (f"{info['triplets']} {info['engine']} {sc.gap_open}/{sc.gap_extend} "
+                              f"{info['device']} T={info['n_triplets']} "
                               f"m={info['m']} pairs={info['pairs_supported']}/{n * (n - 1) // 2} "
                               f"minsup={info['min_support']}")
-                    if v == "trimsa-nj" and "trimsa-upgma" in variants:
+                    twin = v[:-3] + "-upgma"
+                    if v.endswith("-nj") and twin in variants:
                         # UPGMA on the same distances: the time is that of the whole build
                         t = time.perf_counter()
                         up = upgma(gt.distances.matrix, gt.names).newick()
                         uwall = wall - gt.timings["nj"] + time.perf_counter() - t
-                        row = (f"{name}\t{len(seqs)}\ttrimsa-upgma\t{nrf(true, up):.4f}\t"
-                               f"{uwall:.2f}\t{detail} (distances of trimsa-nj)")
+                        row = (f"{name}\t{len(seqs)}\t{twin}\t{nrf(true, up):.4f}\t"
+                               f"{uwall:.2f}\t{detail} (distances of {v})")
                         print(row, flush=True)
                         if out:
                             out.write(row + "\n")
-                elif v == "trimsa-upgma":
+                elif v in ("trimsa-upgma", "trimsa-affine-upgma"):
+                    if v[:-6] + "-nj" not in variants:
+                        raise SystemExit(f"{v} is built from the distances of "
+                                         f"{v[:-6]}-nj: ask for both")
                     continue
                 elif v == "pairwise-nj":
                     exact = len(seqs) <= args.pairwise_max
                     nwk, wall = pairwise_nj(seqs, scoring, exact, args.threads)
                     detail = "biopython exact" if exact else "banded w=32 (N > --pairwise-max)"
+                elif v in ("pairwise-affine-nj", "pairwise-affine-upgma"):
+                    # exact affine pairwise scores under run's scoring: the affine triplet
+                    # tree minus the triplets
+                    sc = Scoring.for_alphabet(seqs.alphabet, stage="progressive")
+                    nwk, wall = pairwise_nj(seqs, sc, True, args.threads,
+                                            method=v.rsplit("-", 1)[1])
+                    detail = f"exact affine {sc.gap_open}/{sc.gap_extend} pairwise scores"
                 elif v == "pairwise-nj-band":
                     # exactly trimsa's prior: banded w=32 pairwise scores, no triplets
                     nwk, wall = pairwise_nj(seqs, scoring, False, args.threads)

@@ -15,6 +15,7 @@ from trimsa.errors import InputFormatError, OptionError
 from trimsa.io import as_sequence_set
 from trimsa.progressive import _cpu, engine
 from trimsa.progressive.api import Aligner, align
+from trimsa.scoring import Scoring
 from trimsa.tree import GuideTree
 
 DATA = Path(__file__).parent / "data"
@@ -362,10 +363,25 @@ def test_aligner_refuses_options_no_stage_can_honour(options, words):
         Aligner(**options)
 
 
-def test_triplet_distances_need_linear_gaps_and_take_the_run_scoring():
+def test_triplet_distances_take_the_run_scoring_affine_or_linear():
+    from trimsa.tree.distances import ls_all_triplets
+    from trimsa.triplet import all_triplets, score_triplets
+
     pairs = evolve(6, 40, 2)
-    with pytest.raises(OptionError, match="linear gaps only"):
-        Aligner(tree_distances="triplet", device="cpu").align(pairs)
+    # the default affine gaps: the estimates are the least-squares fit of the exact affine
+    # triplet scores under the run's scoring
+    res = Aligner(tree_distances="triplet", device="cpu").align(pairs)
+    check_alignment(res, pairs)
+    info = res.guide.distances.info
+    assert info["engine"] == "exact" and info["triplets"] == "all"
+    sc = Scoring.dna(stage="progressive")
+    assert not sc.linear
+    scores = score_triplets(pairs, all_triplets(6), scoring=sc)
+    est = ls_all_triplets(6, scores)
+    iu, ju = np.triu_indices(6, 1)
+    np.testing.assert_allclose(info["estimates"][iu, ju], est[iu, ju], atol=1e-9)
+    assert not np.allclose(est, ls_all_triplets(
+        6, score_triplets(pairs, all_triplets(6), scoring=Scoring.dna(gap=-2))))
     res = Aligner(tree_distances="triplet", device="cpu", gap=-2, method="nj").align(pairs)
     check_alignment(res, pairs)
     assert res.guide.distances.source == "triplet"

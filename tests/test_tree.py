@@ -208,6 +208,23 @@ def test_band_pair_matches_biopython(seqs, w):
     assert band_pair_scores(ss, [[0, 1]], band=w)[0] <= al.score(*seqs)
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.lists(seq_st, min_size=2, max_size=2), st.integers(1, 6), st.integers(-6, 0),
+       st.integers(-4, -1), st.integers(-3, -1))
+def test_band_pair_affine_matches_biopython(seqs, w, go, ge, mismatch):
+    from Bio.Align import PairwiseAligner
+
+    # natural affine gaps: a run of L gaps scores go + ge L; Biopython scores the first
+    # gap of a run with open_gap_score and each further one with extend_gap_score
+    sc = Scoring.dna(match=2, mismatch=mismatch, gap_open=go, gap_extend=ge)
+    al = PairwiseAligner(mode="global", match_score=2, mismatch_score=mismatch,
+                         open_gap_score=go + ge, extend_gap_score=ge)
+    ss = as_sequence_set(seqs)
+    assert band_pair_scores(ss, [[0, 1]], band=16, scoring=sc)[0] == al.score(*seqs)
+    assert band_pair_scores(ss, [[1, 0]], band=16, scoring=sc)[0] == al.score(*seqs)
+    assert band_pair_scores(ss, [[0, 1]], band=w, scoring=sc)[0] <= al.score(*seqs)
+
+
 # -- NJ and UPGMA ------------------------------------------------------------------------
 
 @pytest.mark.parametrize("seed", range(6))
@@ -417,6 +434,21 @@ def test_four_sequences_on_the_gpu_give_the_cpu_tree():
     assert _cherries(gpu) == {frozenset("ac"), frozenset("bd")}
 
 
+@pytest.mark.gpu
+@pytest.mark.parametrize("options", [dict(triplets="all"), dict(triplets="sampled", m=2)],
+                         ids=["all", "sampled"])
+def test_affine_triplet_distances_on_the_gpu_equal_the_cpus(options):
+    seqs = random_seqs(9, 60, 3)
+    sc = Scoring.dna(gap_open=-3, gap_extend=-1)
+    gpu = build_guide_tree(seqs, scoring=sc, device="gpu", **options)
+    cpu = build_guide_tree(seqs, scoring=sc, device="cpu", **options)
+    assert gpu.distances.info["device"] == "gpu" and cpu.distances.info["device"] == "cpu"
+    assert gpu.distances.info["engine"] == cpu.distances.info["engine"] == "exact"
+    np.testing.assert_array_equal(gpu.distances.info["estimates"],
+                                  cpu.distances.info["estimates"])
+    assert gpu.newick() == cpu.newick()
+
+
 @pytest.mark.parametrize("options", [dict(triplets="all", band=None),
                                      dict(triplets="all", band=4),
                                      dict(triplets="sampled", band=None, m=3),
@@ -474,8 +506,9 @@ def test_guide_tree_bad_options():
         build_guide_tree(seqs, distances="ml")
     with pytest.raises(OptionError, match="band must be an integer"):
         build_guide_tree(seqs, band="x")
-    with pytest.raises(OptionError, match="linear gaps only"):
-        build_guide_tree(seqs, scoring=Scoring.dna(gap_open=-3, gap_extend=-1))
+    with pytest.raises(OptionError, match=r"the banded 3-way kernel \(band 4\) takes linear "
+                                          r"gaps only.*the exact engine \(band=None"):
+        build_guide_tree(seqs, band=4, scoring=Scoring.dna(gap_open=-3, gap_extend=-1))
 
 
 def test_guide_tree_close_to_true_tree():

@@ -25,9 +25,9 @@ Which stage honours what
     The exact 3-way engine's scores (``trimsa triplets``, ``score_triplets``)
     and the guide tree's triplet distances (``trimsa tree``, ``run
     --tree-distances triplet``). The engine optimises linear and natural affine
-    gaps exactly (docs/engine.md); the triplet distances and the banded kernels
-    take linear gaps only; an affine model there is an error, never silently
-    linearised.
+    gaps exactly (docs/engine.md), and so do the triplet distances through it; the
+    banded 3-way kernel takes linear gaps only (an affine model there is an error,
+    never silently linearised), the banded pairwise kernel both.
 ``"alignment"``
     The exact 3-way engine's alignments (``trimsa align3``, ``align_triplet(s)``):
     the same engine, with defaults chosen by the accuracy of its alignments.

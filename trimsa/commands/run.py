@@ -34,9 +34,9 @@ def register(subparsers) -> None:
     p.add_argument("--tree-distances", choices=("auto", "pairwise", "kmer", "triplet"),
                    default=None,
                    help="guide-tree distances: pairwise (p-distances of the consistency "
-                        "library's pairwise alignments, Jukes-Cantor corrected), kmer, triplet (exact 3-way scores, on "
-                        "the GPU with --device gpu or auto; linear gaps only, so this needs "
-                        "--gap) or auto (default: pairwise when the library aligns all pairs, "
+                        "library's pairwise alignments, Jukes-Cantor corrected), kmer, triplet (exact 3-way scores "
+                        "under the run's gaps, affine or linear, on the GPU with --device gpu "
+                        "or auto) or auto (default: pairwise when the library aligns all pairs, "
                         "about 250 sequences of 450 residues at most, else kmer)")
     add_device_options(p)
     p.add_argument("--gpus", default=None, metavar="LIST",
@@ -69,8 +69,8 @@ def register(subparsers) -> None:
     p.add_argument("--triplet-votes", type=float, default=None, metavar="F",
                    help="share of each library pair's votes taken from exact affine 3-way "
                         "alignments of the pair with third sequences near it, in a band "
-                        "around the pairwise paths (CPU; needs the library of all pairs; "
-                        "default 0 = off)")
+                        "around the pairwise paths (on the GPU with --device gpu or auto; "
+                        "needs the library of all pairs; default 0 = off)")
     p.add_argument("--triplet-thirds", type=int, default=None, metavar="M",
                    help="third sequences per pair for --triplet-votes (default 2; fewer "
                         "where more would not fit the stage's budget of cells)")

@@ -174,10 +174,10 @@ class Aligner:
         corrected for multiple substitutions by :func:`corrected_distance`;
         they cost nothing more when the library aligns all pairs, and are an
         error when those are beyond the budget of all pairs), ``"kmer"`` (k-mer
-        distances), ``"triplet"`` (exact 3-way alignment scores, on the GPU
-        when ``device`` allows; the triplet distances take linear gaps only,
-        so this needs ``gap``) or ``"auto"`` (default: ``"pairwise"`` when
-        the library aligns all pairs, else ``"kmer"``).
+        distances), ``"triplet"`` (exact 3-way alignment scores under the
+        run's scoring, affine or linear, on the GPU when ``device`` allows; see
+        :func:`trimsa.tree.distances.triplet_distances`) or ``"auto"`` (default:
+        ``"pairwise"`` when the library aligns all pairs, else ``"kmer"``).
     device
         Where the stages with a GPU path run: ``"auto"`` (a GPU when CuPy sees
         one; for the library, from :data:`GPU_LIBRARY_CELLS` DP cells on; for

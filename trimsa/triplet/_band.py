@@ -147,19 +147,33 @@ def band_triplet_batch(codes, offsets, trip, sub, gap, w, out):
 
 
 @jit
-def band_pair(a, b, sub, gap, w, P, C):
-    """Banded global pairwise score of ``a`` (the longer) and ``b``."""
+def band_pair(a, b, sub, go, ge, w, PM, PX, PY, CM, CX, CY):
+    """Banded global pairwise score of ``a`` (the longer) and ``b`` under natural
+    affine gaps: a run of ``L`` gaps scores ``go + ge L`` (linear gaps: ``go = 0``).
+
+    Three states per cell, by the kind of the last column: ``M`` (two residues), ``X``
+    (``a``'s residue against a gap) and ``Y`` (a gap against ``b``'s residue); the
+    rows ``P*`` (previous) and ``C*`` (current) are ``2w + 3`` int32 scratch arrays.
+    """
     la = a.shape[0]
     lb = b.shape[0]
     W = 2 * w + 1
-    P[:] = NEG
-    C[:] = NEG
+    og = go + ge
+    PM[:] = NEG
+    PX[:] = NEG
+    PY[:] = NEG
+    CM[:] = NEG
+    CX[:] = NEG
+    CY[:] = NEG
     pj0 = -w
     for u in range(W):
         j = pj0 + u
         if j < 0 or j > lb:
             continue
-        P[u + 1] = 0 if j == 0 else P[u] + gap
+        if j == 0:
+            PM[u + 1] = 0
+        else:
+            PY[u + 1] = go + ge * j
     for i in range(1, la + 1):
         j0 = _centre(i, la, lb) - w
         dj = j0 - pj0
@@ -167,30 +181,39 @@ def band_pair(a, b, sub, gap, w, P, C):
         for u in range(W):
             j = j0 + u
             if j < 0 or j > lb:
-                C[u + 1] = NEG
+                CM[u + 1] = NEG
+                CX[u + 1] = NEG
+                CY[u + 1] = NEG
                 continue
-            bj = b[j - 1] if j > 0 else b[0]
             pu = u + 1 + dj
-            best = P[pu] + gap
-            best = max(best, P[pu - 1] + sub[ai, bj])
-            best = max(best, C[u] + gap)
-            if best < NEG:
-                best = NEG
-            C[u + 1] = best
-        P, C = C, P
+            # a's residue against a gap: from the cell above
+            x = max(PM[pu] + og, PX[pu] + ge, PY[pu] + og)
+            CX[u + 1] = max(x, NEG)
+            if j == 0:
+                CM[u + 1] = NEG
+                CY[u + 1] = NEG
+                continue
+            m = max(PM[pu - 1], PX[pu - 1], PY[pu - 1]) + sub[ai, b[j - 1]]
+            CM[u + 1] = max(m, NEG)
+            # a gap against b's residue: from the cell to the left
+            y = max(CM[u] + og, CY[u] + ge, CX[u] + og)
+            CY[u + 1] = max(y, NEG)
+        PM, CM = CM, PM
+        PX, CX = CX, PX
+        PY, CY = CY, PY
         pj0 = j0
-    return np.int64(P[lb - pj0 + 1])
+    e = lb - pj0 + 1
+    return np.int64(max(PM[e], PX[e], PY[e]))
 
 
 @pjit
-def band_pair_batch(codes, offsets, pairs, sub, gap, w, out):
+def band_pair_batch(codes, offsets, pairs, sub, go, ge, w, out):
     """Banded global scores of the pairs ``pairs`` (rows of 2 indices) into ``out``."""
     T = pairs.shape[0]
     W2 = 2 * w + 3
     nchunks = min(T, 64)
     for ch in prange(nchunks):
-        P = np.empty(W2, dtype=np.int32)
-        C = np.empty(W2, dtype=np.int32)
+        rows = np.empty((6, W2), dtype=np.int32)
         for t in range(ch, T, nchunks):
             s0 = pairs[t, 0]
             s1 = pairs[t, 1]
@@ -200,4 +223,5 @@ def band_pair_batch(codes, offsets, pairs, sub, gap, w, out):
                 s0, s1 = s1, s0
             a = codes[offsets[s0]:offsets[s0 + 1]]
             b = codes[offsets[s1]:offsets[s1 + 1]]
-            out[t] = band_pair(a, b, sub, gap, w, P, C)
+            out[t] = band_pair(a, b, sub, go, ge, w, rows[0], rows[1], rows[2], rows[3],
+                               rows[4], rows[5])

@@ -5,7 +5,9 @@ the cells within ``band`` of the diagonal of the cube (or square); the kernels
 are in :mod:`trimsa.triplet._band`. A banded score is never higher than the
 exact global one and equals it when the band covers the optimal path (always
 when ``band`` is at least the length of the two shorter sequences). The guide
-tree's sampled designs use them as a cheap prior (:mod:`trimsa.tree.distances`).
+tree's triplet distances use them as a cheap prior (:mod:`trimsa.tree.distances`).
+The pairwise kernel takes linear and natural affine gaps; the 3-way kernel linear
+gaps only (the exact engine takes both).
 """
 
 from __future__ import annotations
@@ -25,7 +27,9 @@ def _run_band(kernel: str, seqs, index, width: int, band: int, scoring, threads:
     from . import _band
 
     seqs = as_sequence_set(seqs)
-    sc = scoring_for(seqs, scoring).require_linear("the banded 3-way kernel")
+    sc = scoring_for(seqs, scoring)
+    if width == 3:
+        sc.require_linear("the banded 3-way kernel")
     if int(band) < 1:
         raise OptionError(f"band must be >= 1, got {band}")
     idx = np.ascontiguousarray(index, dtype=np.int64).reshape(-1, width)
@@ -34,8 +38,9 @@ def _run_band(kernel: str, seqs, index, width: int, band: int, scoring, threads:
     out = np.zeros(idx.shape[0], dtype=np.int64)
     if idx.shape[0]:
         _numba.set_threads(threads)
-        getattr(_band, kernel)(seqs.codes, seqs.offsets, idx, sc.table, np.int32(sc.gap),
-                               int(band), out)
+        gaps = ((np.int32(sc.gap),) if width == 3
+                else (np.int32(sc.gap_open), np.int32(sc.gap_extend)))
+        getattr(_band, kernel)(seqs.codes, seqs.offsets, idx, sc.table, *gaps, int(band), out)
     return out
 
 
@@ -52,5 +57,6 @@ def band_triplet_scores(seqs, triplets, *, band: int = DEFAULT_BAND, scoring=Non
 
 def band_pair_scores(seqs, pairs, *, band: int = DEFAULT_BAND, scoring=None,
                      threads: int = 0) -> np.ndarray:
-    """Global pairwise scores restricted to a band of half-width ``band`` (``int64``)."""
+    """Global pairwise scores restricted to a band of half-width ``band`` (``int64``),
+    linear or natural affine gaps (a run of ``L`` gaps scores ``gap_open + gap_extend L``)."""
     return _run_band("band_pair_batch", seqs, pairs, 2, band, scoring, threads)

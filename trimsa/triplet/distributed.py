@@ -290,13 +290,13 @@ def describe_workers(client, device: str) -> str:
     return f"{n} Dask worker{'s' if n != 1 else ''} ({device})"
 
 
-def cluster_rate(client, device: str) -> float:
-    """Cells per second of the exact engine on all the workers of ``client`` together,
-    each on ``device`` as it resolves it (:data:`trimsa.triplet.plan.RATES`, a CPU's
-    times the worker's threads)."""
+def cluster_rate(client, device: str, engine: str = "exact") -> float:
+    """Cells per second of the exact engine (``"exact"``: linear gaps, ``"affine"``) on
+    all the workers of ``client`` together, each on ``device`` as it resolves it
+    (:data:`trimsa.triplet.plan.RATES`, a CPU's times the worker's threads)."""
     devices = client.run(_worker_device, device)
     info = client.scheduler_info()["workers"]
-    return float(sum(plan.default_rate(dev, int(info[w]["nthreads"])).cells_per_s
+    return float(sum(plan.default_rate(dev, int(info[w]["nthreads"]), engine).cells_per_s
                      for w, dev in devices.items()))
 
 

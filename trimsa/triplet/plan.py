@@ -68,8 +68,9 @@ class Rate:
 
 #: The one table of engine throughputs, keyed by ``(device, engine)``: cells
 #: per second per CPU thread (the CPU kernels) or per whole GPU, and a cost
-#: per triplet. ``engine`` is ``"exact"`` (the exact 3-way engine) or
-#: ``"band"`` (the banded kernel of :mod:`trimsa.triplet.banded`). The sampled
+#: per triplet. ``engine`` is ``"exact"`` (the exact 3-way engine, linear gaps),
+#: ``"affine"`` (the same engine, affine gaps) or ``"band"`` (the banded kernel of
+#: :mod:`trimsa.triplet.banded`). The sampled
 #: guide-tree designs turn their time budget into cells with it
 #: (:func:`trimsa.tree.distances.triplet_distances`); constants, not a
 #: run-time calibration, keep those designs (hence the trees) deterministic.
@@ -78,11 +79,16 @@ class Rate:
 #: development machine (``eval/results/tree_speed.md``); the GPU one is the
 #: TrioSeq paper's rate for lengths 256-1024, below what trimsa's kernels
 #: measure (``eval/results/bench_kernels.md``): :func:`calibrate`
-#: measures a device's own rate.
+#: measures a device's own rate. The affine ones: the CPU engine scored 2.2e7 cells
+#: per second on one thread of the 2-core development machine (L = 150, DNA -3 / -1,
+#: 2026-11-28), and the H100's affine score sweeps run at 0.06-0.2 TCUPS
+#: (``eval/results/bench_affine.md``).
 RATES = {
     ("cpu", "exact"): Rate(cells_per_s=4e7, overhead_s=2e-6),
     ("cpu", "band"): Rate(cells_per_s=5e7),
     ("gpu", "exact"): Rate(cells_per_s=5e11, overhead_s=2e-8),
+    ("cpu", "affine"): Rate(cells_per_s=2e7, overhead_s=2e-6),
+    ("gpu", "affine"): Rate(cells_per_s=1e11, overhead_s=2e-8),
 }
 
 
