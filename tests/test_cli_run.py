@@ -160,6 +160,8 @@ def test_bad_input(tmp_path, capsys, kind):
     (["run", str(INPUT), "--gpus", "0,x"], "--gpus takes comma-separated device numbers"),
     # the Aligner's errors in the command line's words
     (["run", str(INPUT), "--pairs-per-merge", "0"], "error: --pairs-per-merge must be"),
+    (["run", str(INPUT), "--tree-time-budget", "5"],
+     "error: --tree-time-budget applies to the triplet guide tree (--tree-distances triplet)"),
     (["run", str(INPUT), "--consistency", "-1"], "error: --consistency must lie within"),
     (["run", str(INPUT), "--pair-hmm", "trained", "--library-votes", "alignment"],
      "--pair-hmm applies to the consistency library's posteriors, which --consistency 0 or "

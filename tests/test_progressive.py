@@ -357,10 +357,28 @@ def test_gpu_without_a_gpu_stage_is_an_error_before_any_work(options, n):
     pytest.param(dict(terminal=None), "terminal must be a number", id="no-terminal"),
     pytest.param(dict(consistency=float("nan")), "consistency must be a number", id="nan-weight"),
     pytest.param(dict(guide_tree=3), "guide_tree must be the path", id="tree-not-a-path"),
+    pytest.param(dict(tree_time_budget=10), r"applies to the triplet guide tree",
+                 id="budget-without-triplet-tree"),
+    pytest.param(dict(tree_distances="triplet", tree_time_budget=0), "seconds > 0",
+                 id="zero-budget"),
+    pytest.param(dict(tree_distances="triplet", tree_time_budget=float("inf")), "seconds > 0",
+                 id="infinite-budget"),
 ])
 def test_aligner_refuses_options_no_stage_can_honour(options, words):
     with pytest.raises(OptionError, match=words):
         Aligner(**options)
+
+
+def test_tree_time_budget_reaches_the_triplet_tree():
+    pairs = evolve(12, 40, 5)
+    full = Aligner(tree_distances="triplet", device="cpu", gap=-2).align(pairs)
+    assert full.guide.distances.info["triplets"] == "all"
+    tight = Aligner(tree_distances="triplet", device="cpu", gap=-2,
+                    tree_time_budget=1e-6).align(pairs)
+    check_alignment(tight, pairs)
+    info = tight.guide.distances.info
+    assert info["triplets"] == "sampled" and info["n_triplets"] < full.guide.distances.info[
+        "n_triplets"]
 
 
 def test_triplet_distances_take_the_run_scoring_affine_or_linear():

@@ -38,6 +38,10 @@ def register(subparsers) -> None:
                         "under the run's gaps, affine or linear, on the GPU with --device gpu "
                         "or auto) or auto (default: pairwise when the library aligns all pairs, "
                         "about 250 sequences of 450 residues at most, else kmer)")
+    p.add_argument("--tree-time-budget", type=float, default=None, metavar="S",
+                   help="seconds the triplet guide tree (--tree-distances triplet) may spend "
+                        "on its pairwise prior and triplets, an estimate at the device's "
+                        "rate (default 240)")
     add_device_options(p)
     p.add_argument("--gpus", default=None, metavar="LIST",
                    help="the GPUs the consistency library and the k-mer guide tree use when "
@@ -94,7 +98,8 @@ def register(subparsers) -> None:
 #: in the form ``name=value`` or as the subject the message starts with, those with an
 #: underscore anywhere.
 _PARAMETERS = ("pairs_per_merge", "library_votes", "pair_hmm", "triplet_votes",
-               "triplet_thirds", "triplet_width", "exact_triplet", "tree_distances", "gap_open",
+               "triplet_thirds", "triplet_width", "exact_triplet", "tree_time_budget",
+               "tree_distances", "gap_open",
                "gap_extend", "guide_tree", "consistency", "library", "method", "device", "gpus",
                "scheduler", "match", "mismatch", "transversion", "matrix", "gap", "alphabet",
                "threads")
@@ -130,6 +135,7 @@ def handler(args) -> int:
     options = {k: v for k, v in (("gpus", args.gpus), ("scheduler", args.scheduler),
                                  ("method", args.method),
                                  ("tree_distances", args.tree_distances),
+                                 ("tree_time_budget", args.tree_time_budget),
                                  ("consistency", args.consistency), ("library", args.library),
                                  ("pairs_per_merge", args.pairs_per_merge),
                                  ("library_votes", args.library_votes),

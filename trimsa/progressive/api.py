@@ -303,6 +303,11 @@ class Aligner:
         ``triplet_votes`` (defaults
         :data:`~trimsa.progressive.triplets.DEFAULT_THIRDS` and
         :data:`~trimsa.progressive.triplets.DEFAULT_WIDTH`).
+    tree_time_budget
+        Seconds the triplet guide tree (``tree_distances="triplet"``) may spend on
+        its pairwise prior and its triplets (default
+        :data:`~trimsa.tree.distances.DEFAULT_TIME_BUDGET`; an estimate at the
+        device's rate, see :func:`trimsa.tree.distances.triplet_distances`).
     """
 
     method: Method = "upgma"
@@ -328,6 +333,7 @@ class Aligner:
     triplet_votes: float = 0.0
     triplet_thirds: int = DEFAULT_THIRDS
     triplet_width: int = DEFAULT_WIDTH
+    tree_time_budget: float | None = None
     library_votes: LibraryVotes = "posterior"
     pair_hmm: PairHmmName = "auto"
     gpus: tuple | None = None
@@ -345,6 +351,15 @@ class Aligner:
                               f"{type(self.guide_tree).__name__}")
         _check_choice(self.method, tuple(METHODS), "guide-tree method")
         _check_choice(self.tree_distances, TREE_DISTANCES, "guide-tree distance source")
+        if self.tree_time_budget is not None:
+            b = self.tree_time_budget
+            if (isinstance(b, bool) or not isinstance(b, numbers.Real) or not math.isfinite(b)
+                    or b <= 0):
+                raise OptionError(f"tree_time_budget must be a number of seconds > 0, "
+                                  f"got {b!r}")
+            if self.tree_distances != "triplet":
+                raise OptionError("tree_time_budget applies to the triplet guide tree "
+                                  "(tree_distances='triplet')")
         _check_choice(self.device, DEVICES, "device")
         _check_choice(self.library, LIBRARY_DESIGNS, "library design")
         _check_choice(self.library_votes, LIBRARY_VOTES, "library votes")
@@ -803,9 +818,11 @@ class Aligner:
             return self._pairwise_tree(seqs, library)
         if len(seqs) == 2:   # one tree only, and no triplet to score
             return GuideTree(seqs.names, [(0, 1)], np.zeros(3), 2, method=self.method)
+        budget = {} if self.tree_time_budget is None else {
+            "time_budget": float(self.tree_time_budget)}
         return build_guide_tree(seqs, distances="triplet", method=self.method,
                                 scoring=scoring, device=self.device, threads=threads,
-                                scheduler=workers, progress=progress)
+                                scheduler=workers, progress=progress, **budget)
 
     def _triplet_votes(self, seqs, codes, scoring, sc, library, threads, progress, stages):
         """Mix the votes of banded exact 3-way alignments into ``library``
