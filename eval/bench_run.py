@@ -55,6 +55,7 @@ VARIANTS = {
     "trimsa tree-library": {"library": "tree"},
     "trimsa no-library": {"tree_distances": "kmer", "consistency": 0.0},
     "trimsa triplet-votes": {"triplet_votes": 0.1},
+    "trimsa triplet-tree": {"tree_distances": "triplet", "tree_time_budget": 15.0},
 }
 #: Peers read from ``peers/scores.tsv``, in table order.
 PEERS = ("mafft", "mafft-linsi", "muscle", "famsa", "clustalo", "kalign", "twilight")
