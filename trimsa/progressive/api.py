@@ -307,7 +307,8 @@ class Aligner:
         Seconds the triplet guide tree (``tree_distances="triplet"``) may spend on
         its pairwise prior and its triplets (default
         :data:`~trimsa.tree.distances.DEFAULT_TIME_BUDGET`; an estimate at the
-        device's rate, see :func:`trimsa.tree.distances.triplet_distances`).
+        device's rate, see :func:`trimsa.tree.distances.triplet_distances`; the
+        random baseline's few shuffled triplets come on top, docs/tree.md).
     """
 
     method: Method = "upgma"
