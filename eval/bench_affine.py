@@ -25,7 +25,7 @@ One command::
    (cubes that fit ``_affine.CUBE_CELLS``), of the kernels alone
    (``_gpu_affine.align_triplets``) and of the API (with the rescoring of every
    alignment and the rows), next to score-only TCUPS of the same batch.
-5. Global tracebacks beyond ``_affine.CUBE_CELLS`` (L = 200..600): the divide and
+5. Global tracebacks beyond ``_affine.CUBE_CELLS`` (L = 200..1024): the divide and
    conquer with its splits and cubes on the GPU must give the CPU's alignments (on an
    eighth of the triplets); cells of the cube per second of the API on both, and of
    the GPU's score-only run of the same triplets (``--only-dc``: this section alone,
@@ -255,7 +255,7 @@ def dc_rates(rng, quick):
     equal the CPU's; cells per second of the API on both."""
     rows, bad = [], 0
     aff = Scoring.dna(gap_open=-3, gap_extend=-1)
-    runs = [(L, "global") for L in ((200, 300) if quick else (200, 300, 400, 600))]
+    runs = [(L, "global") for L in ((200, 300) if quick else (200, 300, 400, 600, 800, 1024))]
     runs += [(L, m) for L in ((200,) if quick else (300, 400)) for m in ("semiglobal", "local")]
     for L, mode in runs:
         T = max(4, int((2e9 if quick else 1e10) / L**3))
@@ -279,6 +279,7 @@ def dc_rates(rng, quick):
         cc = cells(seqs, trip[:max(2, T // 8)])
         rows.append(f"| {L} | {mode} | {T} | {c / tg:.3e} | {c / ts:.3e} | {ts / tg:.2f} | "
                     f"{cc / tc:.3e} | {(c / tg) / (cc / tc):.1f} | {len(cpu)} | {wrong} |")
+        print(rows[-1], flush=True)   # as it comes: a long run keeps what it measured
     return rows, bad
 
 
@@ -420,8 +421,8 @@ def main(argv=None):
                     help="only the divide-and-conquer tracebacks (printed, no file written)")
     args = ap.parse_args(argv)
     if args.only_dc:
+        print("\n".join(DC_HEAD), flush=True)
         rows, bad = dc_rates(np.random.default_rng(2026_11_27), args.quick)
-        print("\n".join(DC_HEAD + rows))
         return 1 if bad else 0
     if args.profile_launches:
         profile_launches(int(args.profile_launches[0]), args.profile_launches[1])
@@ -475,9 +476,9 @@ def main(argv=None):
     print("\n".join(t), flush=True)
     if args.out:
         Path(args.out).write_text("\n".join(lines + g) + "\n")
+    print("\n".join(DC_HEAD), flush=True)
     rows, bad = dc_rates(rng, args.quick)
     g += DC_HEAD + rows + [""]
-    print("\n".join(DC_HEAD + rows), flush=True)
     if bad:
         print(f"FAILED: {bad} GPU alignments differ from the CPU", file=sys.stderr)
         return 1
