@@ -4,10 +4,12 @@ For every ``msa-*`` data set under ``DATA`` (``input.fa[.gz]`` and the true
 ``tree.nwk``) this builds, times and compares:
 
 * ``trimsa-*``: :func:`trimsa.tree.build_guide_tree` variants (NJ, UPGMA;
-  triplets all / sampled / auto), under the triplet stage's default scoring (linear
-  gaps); ``trimsa-affine-nj`` / ``-upgma``: the same under ``trimsa run``'s scoring
-  (natural affine gaps, exact engine), the tree ``run --tree-distances triplet``
-  builds; a ``-nj`` variant run with its ``-upgma`` twin builds the distances once;
+  triplets all / sampled / auto), under the triplet stage's scoring (linear gaps -3);
+  ``trimsa-affine-nj`` / ``-upgma``: the same under ``trimsa run``'s scoring (natural
+  affine gaps), the tree ``trimsa tree`` and ``run --tree-distances triplet`` build by
+  default; each on the engine ``band="auto"`` picks (exact on a GPU, banded on the CPU)
+  unless the variant names one; a ``-nj`` variant run with its ``-upgma`` twin builds
+  the distances once;
 * ``pairwise-nj``: the same distance normalisation and the same NJ code on
   pairwise global alignment scores (Biopython ``PairwiseAligner``, same
   scoring; for N > ``--pairwise-max`` the banded pairwise kernel instead,

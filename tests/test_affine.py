@@ -272,14 +272,6 @@ def test_sum_of_pairs_agrees_with_the_reference_scorer():
         assert sc.sum_of_pairs(rows) == natural_sp(rows, sc.table, -5, -2)
 
 
-def test_banded_kernels_and_triplet_distances_still_need_linear_gaps():
-    from trimsa.triplet import band_triplet_scores
-
-    sc = Scoring.dna(gap_open=-3, gap_extend=-1)
-    with pytest.raises(OptionError, match="the banded 3-way kernel takes linear gaps only"):
-        band_triplet_scores(["ACGT", "ACG", "AGT"], [[0, 1, 2]], scoring=sc)
-
-
 # -- the packed 16-bit rule against an emulation of its wrapping arithmetic ----------
 
 def _wrap16(x):

@@ -153,9 +153,6 @@ def test_bad_input(tmp_path, capsys, kind):
      "--method does not apply to a tree given with --guide-tree"),
     (["run", str(INPUT), "--device", "gpu", "--consistency", "0", "--guide-tree",
       str(DATA / "msa16_tree.nwk")], "no stage of this alignment has a GPU path"),
-    (["tree", str(INPUT), "--gap-open", "-3", "--band", "8"],
-     "the banded 3-way kernel (band 8) takes linear gaps only, got gap open -3 and gap "
-     "extend -3; the exact engine (band=None, --band exact) takes affine gaps"),
     (["run", str(INPUT), "--gpus", "0", "--device", "cpu"], "not 'cpu'"),
     (["run", str(INPUT), "--gpus", "0,x"], "--gpus takes comma-separated device numbers"),
     # the Aligner's errors in the command line's words

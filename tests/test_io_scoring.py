@@ -118,10 +118,6 @@ def test_affine_scoring_is_refused_where_gaps_are_linear():
     assert repr(affine) == "Scoring(match=1, mismatch=-1, gap_open=-3, gap_extend=-1)"
     with pytest.raises(OptionError, match="single gap score exists for linear gaps only"):
         affine.gap
-    from trimsa.triplet import band_triplet_scores
-
-    with pytest.raises(OptionError, match="the banded 3-way kernel takes linear gaps only"):
-        band_triplet_scores(["ACGT", "AGT", "ACT"], [[0, 1, 2]], scoring=affine)
 
 
 def test_alphabet_guess():

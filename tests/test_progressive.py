@@ -383,18 +383,18 @@ def test_tree_time_budget_reaches_the_triplet_tree():
 
 def test_triplet_distances_take_the_run_scoring_affine_or_linear():
     from trimsa.tree.distances import ls_all_triplets
-    from trimsa.triplet import all_triplets, score_triplets
+    from trimsa.triplet import DEFAULT_BAND, all_triplets, band_triplet_scores, score_triplets
 
     pairs = evolve(6, 40, 2)
-    # the default affine gaps: the estimates are the least-squares fit of the exact affine
-    # triplet scores under the run's scoring
+    # the default affine gaps: the estimates are the least-squares fit of the banded
+    # affine triplet scores (the CPU's kernel) under the run's scoring
     res = Aligner(tree_distances="triplet", device="cpu").align(pairs)
     check_alignment(res, pairs)
     info = res.guide.distances.info
-    assert info["engine"] == "exact" and info["triplets"] == "all"
+    assert info["engine"] == f"band{DEFAULT_BAND}" and info["triplets"] == "all"
     sc = Scoring.dna(stage="progressive")
     assert not sc.linear
-    scores = score_triplets(pairs, all_triplets(6), scoring=sc)
+    scores = band_triplet_scores(pairs, all_triplets(6), band=DEFAULT_BAND, scoring=sc)
     est = ls_all_triplets(6, scores)
     iu, ju = np.triu_indices(6, 1)
     np.testing.assert_allclose(info["estimates"][iu, ju], est[iu, ju], atol=1e-9)

@@ -195,6 +195,56 @@ def test_band_triplet_matches_exact(seqs, w):
     assert band_triplet_scores(ss, [[2, 0, 1]], band=w)[0] == narrow[0]
 
 
+def _diagonal_band(la, lb, lc, w):
+    """The band of the banded kernels written out from their definition: layer i of
+    the longest sequence keeps |j - round(i lb / la)| <= w and the same for k."""
+    rows = []
+    for i in range(la + 1):
+        cj = int(np.floor(i * lb / la + 0.5))
+        ck = int(np.floor(i * lc / la + 0.5))
+        rows.append((max(0, cj - w), min(lb, cj + w), max(0, ck - w), min(lc, ck + w)))
+    return np.array(rows, dtype=np.int64)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(seq_st, min_size=3, max_size=3), st.integers(1, 6), st.integers(-6, 0),
+       st.integers(-4, -1), st.integers(-3, -1))
+@example(["AAAAAAAAA", "AAACAAAAAAAAAA", "ACCAAAAAAAAAAC"], 1, -3, -1, -1)
+def test_band_triplet_affine_matches_exact(seqs, w, go, ge, mismatch):
+    from trimsa.triplet import _affine
+
+    sc = Scoring.dna(match=2, mismatch=mismatch, gap_open=go, gap_extend=ge)
+    ss = as_sequence_set(seqs)
+    exact = score_triplets(ss, [[0, 1, 2]], scoring=sc)[0]
+    assert band_triplet_scores(ss, [[0, 1, 2]], band=16, scoring=sc)[0] == exact
+    narrow = band_triplet_scores(ss, [[0, 1, 2]], band=w, scoring=sc)[0]
+    assert narrow <= exact
+    for order in ([2, 0, 1], [1, 2, 0], [0, 2, 1]):
+        assert band_triplet_scores(ss, [order], band=w, scoring=sc)[0] == narrow
+    # the same band through the traced banded aligner, longest sequence first and ties
+    # by index (the kernels' canonical order); its score is that of the path it traces
+    order = sorted(range(3), key=lambda x: (-len(seqs[x]), x))
+    a, b, c = (ss.codes[ss.offsets[x]:ss.offsets[x + 1]] for x in order)
+    band = _diagonal_band(len(a), len(b), len(c), w)
+    moves = np.zeros(len(a) + len(b) + len(c), dtype=np.uint8)
+    score, n = _affine.align_band(a, b, c, sc.table, np.int32(go), np.int32(ge),
+                                  band[:, 0].copy(), band[:, 1].copy(), band[:, 2].copy(),
+                                  band[:, 3].copy(), moves, np.empty(0, dtype=np.uint64),
+                                  np.empty((2, 0, 0, _affine.NS), dtype=np.int32))
+    assert n > 0 and score == narrow
+    rows = [[], [], []]
+    pos = [0, 0, 0]
+    for m in moves[:n]:
+        for d, x in enumerate((a, b, c)):
+            if (m >> d) & 1:
+                rows[d].append(int(x[pos[d]]))
+                pos[d] += 1
+            else:
+                rows[d].append(-1)
+    assert pos == [len(a), len(b), len(c)]
+    assert sc.sum_of_pairs(rows) == narrow
+
+
 @settings(max_examples=40, deadline=None)
 @given(st.lists(seq_st, min_size=2, max_size=2), st.integers(1, 6))
 def test_band_pair_matches_biopython(seqs, w):
@@ -416,10 +466,13 @@ def test_four_sequences_take_the_cherries_the_triplets_leave_open_from_the_pairs
         gt = build_guide_tree(seqs, method=method)
         assert gt.distances.info["pairwise_prior"]
         assert _cherries(gt) == want
-        # the estimates still fit every triplet score exactly
+        # the estimates still fit every triplet score exactly (the CPU's banded kernel,
+        # under run's scoring)
         est = gt.distances.info["estimates"]
         trip = all_triplets(4)
-        sc = score_triplets(seqs, trip, scoring=Scoring.dna(stage="triplet"))
+        w = min(32, max(len(s) for _, s in seqs))   # a band no wider than the sequences
+        assert gt.distances.info["engine"] == f"band{w}"
+        sc = band_triplet_scores(seqs, trip, band=w, scoring=Scoring.dna(stage="progressive"))
         fit = est[trip[:, 0], trip[:, 1]] + est[trip[:, 0], trip[:, 2]] + est[trip[:, 1], trip[:, 2]]
         np.testing.assert_allclose(fit, sc, atol=1e-6)
 
@@ -440,8 +493,8 @@ def test_four_sequences_on_the_gpu_give_the_cpu_tree():
 def test_affine_triplet_distances_on_the_gpu_equal_the_cpus(options):
     seqs = random_seqs(9, 60, 3)
     sc = Scoring.dna(gap_open=-3, gap_extend=-1)
-    gpu = build_guide_tree(seqs, scoring=sc, device="gpu", **options)
-    cpu = build_guide_tree(seqs, scoring=sc, device="cpu", **options)
+    gpu = build_guide_tree(seqs, scoring=sc, device="gpu", band=None, **options)
+    cpu = build_guide_tree(seqs, scoring=sc, device="cpu", band=None, **options)
     assert gpu.distances.info["device"] == "gpu" and cpu.distances.info["device"] == "cpu"
     assert gpu.distances.info["engine"] == cpu.distances.info["engine"] == "exact"
     np.testing.assert_array_equal(gpu.distances.info["estimates"],
@@ -506,9 +559,6 @@ def test_guide_tree_bad_options():
         build_guide_tree(seqs, distances="ml")
     with pytest.raises(OptionError, match="band must be an integer"):
         build_guide_tree(seqs, band="x")
-    with pytest.raises(OptionError, match=r"the banded 3-way kernel \(band 4\) takes linear "
-                                          r"gaps only.*the exact engine \(band=None"):
-        build_guide_tree(seqs, band=4, scoring=Scoring.dna(gap_open=-3, gap_extend=-1))
 
 
 def test_guide_tree_close_to_true_tree():
@@ -672,9 +722,10 @@ def test_band_wider_than_the_sequences_is_the_widest_band_and_seed_is_checked():
     from trimsa.tree import distances
 
     seqs = random_seqs(6, 30, 9)
-    longest = max(len(s) for s in seqs)
+    longest = max(len(s) for _, s in seqs)
     wide = distances.triplet_distances(seqs, band=longest, device="cpu", threads=1)
     huge = distances.triplet_distances(seqs, band=10 ** 6, device="cpu", threads=1)
+    assert wide.info["engine"] == huge.info["engine"] == f"band{longest}"
     np.testing.assert_array_equal(wide.matrix, huge.matrix)
     with pytest.raises(OptionError, match="seed must be >= 0"):
         distances.triplet_distances(seqs, seed=-1, device="cpu")

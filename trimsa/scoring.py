@@ -22,18 +22,18 @@ combined with the other two.
 Which stage honours what
 ------------------------
 ``"triplet"``
-    The exact 3-way engine's scores (``trimsa triplets``, ``score_triplets``)
-    and the guide tree's triplet distances (``trimsa tree``, ``run
-    --tree-distances triplet``). The engine optimises linear and natural affine
-    gaps exactly (docs/engine.md), and so do the triplet distances through it; the
-    banded 3-way kernel takes linear gaps only (an affine model there is an error,
-    never silently linearised), the banded pairwise kernel both.
+    The exact 3-way engine's scores (``trimsa triplets``, ``score_triplets``) and
+    the banded kernels' (``band_triplet_scores``, ``band_pair_scores``). The engine
+    optimises linear and natural affine gaps exactly (docs/engine.md); the banded
+    kernels take both too (not exact: restricted to a band).
 ``"alignment"``
     The exact 3-way engine's alignments (``trimsa align3``, ``align_triplet(s)``):
     the same engine, with defaults chosen by the accuracy of its alignments.
 ``"progressive"``
     The profile aligner of ``trimsa run`` (profiles, pairwise library) takes
-    both.
+    both. The guide tree's triplet distances (``trimsa tree``, ``run
+    --tree-distances triplet``, ``triplet_distances``) take the same defaults,
+    through the engines above.
 
 Defaults (:data:`DEFAULTS`, the one table of them)
 --------------------------------------------------
@@ -53,7 +53,9 @@ The DNA triplet defaults were chosen by the accuracy of exact linear-gap 3-way
 alignments of the ``sim/trip-*`` sets; the DNA alignment defaults by that of exact
 affine 3-way alignments on the tune splits' triplets (``sim/trip-indel``,
 ``sim2/tune/trip-*``, triplets drawn from ``real/tune``); the progressive ones on
-the ``sim/msa-*`` sets (docs/scoring.md, docs/progressive.md). The protein gaps
+the ``sim/msa-*`` sets (docs/scoring.md, docs/progressive.md). The guide tree's
+triplet distances take the progressive ones: on the tune sets their trees were
+closer to the true trees than with the triplet ones (docs/tree.md). The protein gaps
 are not tuned. A transversion (a purine, A or G, against a pyrimidine, C or T)
 scores ``transversion``, which is ``mismatch`` unless it is given or the stage's
 default differs; a ``mismatch`` given without ``transversion`` sets both.
@@ -229,14 +231,6 @@ class Scoring:
             raise OptionError(f"the gap model is affine (gap open {self.gap_open}, gap extend "
                               f"{self.gap_extend}); a single gap score exists for linear gaps only")
         return self.gap_extend
-
-    def require_linear(self, what: str) -> "Scoring":
-        """``self`` when gaps are linear; else an error saying that ``what`` needs linear gaps."""
-        if not self.linear:
-            raise OptionError(
-                f"{what} takes linear gaps only (gap open 0), got gap open {self.gap_open} "
-                f"and gap extend {self.gap_extend}; use --gap G (gap=G) for linear gaps")
-        return self
 
     # -- constructors -----------------------------------------------------
     @classmethod

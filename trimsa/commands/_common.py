@@ -2,8 +2,8 @@
 
 The scoring options mean the same in every subcommand; their defaults are the
 one table :data:`trimsa.scoring.DEFAULTS` (per alphabet, and for the gaps per
-stage: the exact 3-way engine of ``triplets``, ``align3`` and ``tree``, or the
-profile aligner of ``run``).
+stage: the exact 3-way engine of ``triplets`` and ``align3``, or the profile
+aligner of ``run``, whose scoring ``tree`` shares).
 """
 
 from __future__ import annotations

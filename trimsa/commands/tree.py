@@ -51,9 +51,8 @@ def register(subparsers) -> None:
                    help="third sequences per pair in sampled designs (1..n-2; default: as "
                         "many as the budget allows, at least 2)")
     g.add_argument("--band", type=_band, default=None,
-                   help="half-width of the banded (not exact) triplet kernel, linear gaps only; "
-                        "'exact' for the exact engine, or auto (default: exact on a GPU or with "
-                        "affine gaps, banded on the CPU)")
+                   help="half-width of the banded (not exact) triplet kernel; 'exact' for the "
+                        "exact engine, or auto (default: exact on a GPU, banded on the CPU)")
     g.add_argument("--time-budget", type=float, default=None,
                    help="seconds for the prior and the triplet scoring (default 240)")
     g.add_argument("--transform", choices=TRANSFORMS, default=None,
@@ -73,7 +72,7 @@ def register(subparsers) -> None:
                    help="the GPUs that count the shared k-mers (--tree-distances kmer), e.g. "
                         "0,1 (default: every visible GPU when they go to the GPU; the tree "
                         "does not depend on them)")
-    add_scoring_options(p, "triplet")
+    add_scoring_options(p, "progressive")
     p.set_defaults(func=run)
 
 

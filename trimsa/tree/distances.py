@@ -13,9 +13,9 @@ source by that name. To add a distance, write a function that returns a
     From exact (or banded) 3-way alignment scores:
 
     1. triplet scores ``S(i, j, k)`` from the exact engine
-       (:func:`trimsa.triplet.score_triplets`, CPU or GPU; linear or natural affine
-       gaps) or from the banded CPU kernel (:mod:`trimsa.triplet.banded`, not exact;
-       linear gaps);
+       (:func:`trimsa.triplet.score_triplets`, CPU or GPU) or from the banded CPU
+       kernel (:mod:`trimsa.triplet.banded`, not exact), linear or natural affine
+       gaps;
     2. pairwise estimates ``s(i, j)`` by least squares on the model
        ``S(i, j, k) = s(i, j) + s(i, k) + s(j, k)``: in closed form when all
        ``C(n, 3)`` triplets were scored, otherwise by sparse least squares
@@ -812,9 +812,11 @@ def triplet_distances(seqs, *, scoring: Scoring | None = None, mode: str = "glob
         A :class:`~trimsa.io.SequenceSet`, FASTA path, SeqRecords, pairs or strings.
     scoring, mode
         Scores and alignment mode of the triplets (see
-        :func:`trimsa.triplet.score_triplets`): linear or natural affine gaps.
-        Affine gaps take the exact engine for the triplets (``band`` None) and the
-        banded affine pairwise kernel for the prior.
+        :func:`trimsa.triplet.score_triplets`): linear or natural affine gaps, on
+        the exact engine and the banded kernels alike. ``scoring`` None takes
+        ``trimsa run``'s (the ``"progressive"`` defaults of
+        :data:`trimsa.scoring.DEFAULTS`: for DNA 1 / -1, gaps -3 / -1), so that
+        ``trimsa tree`` builds the tree ``run --tree-distances triplet`` builds.
     triplets
         ``"all"``: every ``C(n, 3)`` triplet, closed-form least squares.
         ``"sampled"``: each pair gets ``m`` third sequences within the budget,
@@ -826,9 +828,8 @@ def triplet_distances(seqs, *, scoring: Scoring | None = None, mode: str = "glob
     band
         Half-width of the banded triplet kernel (not exact), ``None`` for
         the exact engine, ``"auto"`` for exact on a GPU (or for non-global
-        modes, or affine gaps) and banded (:data:`~trimsa.triplet.DEFAULT_BAND`)
-        on the CPU. The banded kernel computes global scores with linear gaps
-        only, on the CPU.
+        modes) and banded (:data:`~trimsa.triplet.DEFAULT_BAND`) on the CPU. The
+        banded kernel computes global scores, on the CPU, with linear or affine gaps.
     time_budget
         Seconds allowed for the banded pairwise prior (sampled designs) and
         the triplet scoring, converted to cells with
@@ -868,7 +869,7 @@ def triplet_distances(seqs, *, scoring: Scoring | None = None, mode: str = "glob
     seqs = as_sequence_set(seqs)
     seqs.require(3, "a guide tree from triplets",
                   "k-mer distances (--tree-distances kmer, distances='kmer') take 2")
-    sc = scoring_for(seqs, scoring)
+    sc = scoring_for(seqs, scoring, "progressive")
     n = len(seqs)
     if m is not None and not (1 <= m <= n - 2):
         raise OptionError(f"m must be between 1 and n - 2 = {n - 2} for {n} sequences, got {m}")
@@ -905,13 +906,8 @@ def _triplet_distances(seqs, sc, mode, triplets, m, band, time_budget, transform
         where = dev
     # engine and budget
     if band == "auto":
-        band = None if (dev == "gpu" or mode != "global" or not sc.linear) else DEFAULT_BAND
+        band = None if (dev == "gpu" or mode != "global") else DEFAULT_BAND
     if band is not None:
-        if not sc.linear:
-            raise OptionError(
-                f"the banded 3-way kernel (band {band}) takes linear gaps only, got gap open "
-                f"{sc.gap_open} and gap extend {sc.gap_extend}; the exact engine (band=None, "
-                f"--band exact) takes affine gaps")
         try:
             band = int(band)
         except (TypeError, ValueError):
@@ -927,7 +923,8 @@ def _triplet_distances(seqs, sc, mode, triplets, m, band, time_budget, transform
             raise OptionError("the banded kernel runs on the CPU only; use band=None (the "
                               "exact engine) with a GPU")
     engine = "exact" if band is None else f"band{band}"
-    kind = "band" if band is not None else "exact" if sc.linear else "affine"
+    kind = ("band" if sc.linear else "band-affine") if band is not None \
+        else "exact" if sc.linear else "affine"
     rate = exact_rate if client is not None else _rate(dev, kind, nthreads)
     budget_cells = time_budget * rate
     per_triplet = _mean_triplet_cells(lengths, band)

@@ -481,8 +481,10 @@ def band_layout(jlo, jhi, klo, khi):
 def fill_band(a, b, c, sub, o, e, jlo, jhi, klo, khi, poff, rows, cols, P, S, win):
     """Pointer words of a band's cells (global, fresh start) into ``P`` (flat, laid
     out by :func:`band_layout`); ``S`` receives the states of the far corner. ``win``
-    (``(2, >= rows, >= cols, 13)`` int32) is the sweep's two layer windows."""
+    (``(2, >= rows, >= cols, 13)`` int32) is the sweep's two layer windows. An empty
+    ``P`` sweeps for the score alone (no pointer words)."""
     la = a.shape[0]
+    point = P.shape[0] > 0
     e2 = np.int32(2 * e)
     win[:, :rows, :cols, :] = NEG
     K = np.empty(NS, dtype=np.int64)
@@ -510,10 +512,13 @@ def fill_band(a, b, c, sub, o, e, jlo, jhi, klo, khi, poff, rows, cols, P, S, wi
                 else:
                     _cell(Ep, pj, k - klo[p] + 1, Ec, cj, cc, sab, sub[ai, ck], sub[bj, ck],
                           e2, o, S)
-                P[base + k] = pointer_word(S, o, K, XK)
                 X = Ec[cj, cc]
-                for x in range(NS):
-                    X[x] = XK[x] >> 4
+                if point:
+                    P[base + k] = pointer_word(S, o, K, XK)
+                    for x in range(NS):
+                        X[x] = XK[x] >> 4
+                else:
+                    _exports(S, o, X)
 
 
 @jit

@@ -1,7 +1,8 @@
 """numba kernels of the banded (not exact) scores of :mod:`trimsa.triplet.banded`.
 
-* :func:`band_triplet_batch`: global 3-way alignment scores restricted to a
-  band around the main diagonal (not exact unless the band covers the cube);
+* :func:`band_triplet_batch` (linear gaps) and :func:`band_triplet_affine_batch`
+  (natural affine gaps): global 3-way alignment scores restricted to a band around
+  the main diagonal (not exact unless the band covers the cube);
 * :func:`band_pair_batch`: the same for pairs.
 
 The band of half-width ``w`` keeps, in layer ``i`` of the longest sequence
@@ -17,6 +18,7 @@ import numpy as np
 from numba import prange
 
 from .._numba import jit, pjit
+from . import _affine
 
 NEG = np.int32(-(1 << 29))
 
@@ -24,6 +26,24 @@ NEG = np.int32(-(1 << 29))
 @jit
 def _centre(i, la, lx):
     return (2 * i * lx + la) // (2 * la)
+
+
+@jit
+def _canonical(offsets, s0, s1, s2):
+    """A triplet's sequences longest first, ties by sequence index: the band depends on
+    which sequence is ``a``, so a score must not depend on the order it is given in."""
+    l0 = offsets[s0 + 1] - offsets[s0]
+    l1 = offsets[s1 + 1] - offsets[s1]
+    l2 = offsets[s2 + 1] - offsets[s2]
+    if l1 > l0 or (l1 == l0 and s1 < s0):
+        s0, s1 = s1, s0
+        l0, l1 = l1, l0
+    if l2 > l0 or (l2 == l0 and s2 < s0):
+        s0, s2 = s2, s0
+        l0, l2 = l2, l0
+    if l2 > l1 or (l2 == l1 and s2 < s1):
+        s1, s2 = s2, s1
+    return s0, s1, s2
 
 
 @jit
@@ -122,28 +142,55 @@ def band_triplet_batch(codes, offsets, trip, sub, gap, w, out):
         P = np.empty((W2, W2), dtype=np.int32)
         C = np.empty((W2, W2), dtype=np.int32)
         for t in range(ch, T, nchunks):
-            s0 = trip[t, 0]
-            s1 = trip[t, 1]
-            s2 = trip[t, 2]
-            l0 = offsets[s0 + 1] - offsets[s0]
-            l1 = offsets[s1 + 1] - offsets[s1]
-            l2 = offsets[s2 + 1] - offsets[s2]
-            # a canonical order, longest first and ties by sequence index: the band
-            # depends on which sequence is A, so the score must not depend on the order
-            # the triplet is given in
-            if l1 > l0 or (l1 == l0 and s1 < s0):
-                s0, s1 = s1, s0
-                l0, l1 = l1, l0
-            if l2 > l0 or (l2 == l0 and s2 < s0):
-                s0, s2 = s2, s0
-                l0, l2 = l2, l0
-            if l2 > l1 or (l2 == l1 and s2 < s1):
-                s1, s2 = s2, s1
-                l1, l2 = l2, l1
+            s0, s1, s2 = _canonical(offsets, trip[t, 0], trip[t, 1], trip[t, 2])
             a = codes[offsets[s0]:offsets[s0 + 1]]
             b = codes[offsets[s1]:offsets[s1 + 1]]
             c = codes[offsets[s2]:offsets[s2 + 1]]
             out[t] = band_triplet(a, b, c, sub, gap, w, P, C)
+
+
+@jit
+def band_triplet_affine(a, b, c, sub, go, ge, w, win):
+    """Banded global 3-way score of ``a`` (the longest), ``b`` and ``c`` under natural
+    affine gaps: the band of :func:`band_triplet`, swept by the exact engine's
+    13-state cell (:func:`trimsa.triplet._affine.fill_band` without pointer words).
+    ``win`` is a ``(2, >= 2w + 3, >= 2w + 3, 13)`` int32 scratch array."""
+    la = a.shape[0]
+    lb = b.shape[0]
+    lc = c.shape[0]
+    jlo = np.empty(la + 1, dtype=np.int64)
+    jhi = np.empty(la + 1, dtype=np.int64)
+    klo = np.empty(la + 1, dtype=np.int64)
+    khi = np.empty(la + 1, dtype=np.int64)
+    for i in range(la + 1):
+        cj = _centre(i, la, lb)
+        ck = _centre(i, la, lc)
+        jlo[i] = max(0, cj - w)
+        jhi[i] = min(lb, cj + w)
+        klo[i] = max(0, ck - w)
+        khi[i] = min(lc, ck + w)
+    poff, rows, cols = _affine.band_layout(jlo, jhi, klo, khi)
+    S = np.empty(_affine.NS, dtype=np.int32)
+    _affine.fill_band(a, b, c, sub, go, ge, jlo, jhi, klo, khi, poff, rows, cols,
+                      np.empty(0, dtype=np.uint64), S, win)
+    return np.int64(S.max())
+
+
+@pjit
+def band_triplet_affine_batch(codes, offsets, trip, sub, go, ge, w, out):
+    """:func:`band_triplet_affine` of the triplets ``trip`` into ``out`` (each in the
+    canonical order of :func:`band_triplet_batch`)."""
+    T = trip.shape[0]
+    W2 = 2 * w + 3
+    nchunks = min(T, 64)
+    for ch in prange(nchunks):
+        win = np.empty((2, W2, W2, _affine.NS), dtype=np.int32)
+        for t in range(ch, T, nchunks):
+            s0, s1, s2 = _canonical(offsets, trip[t, 0], trip[t, 1], trip[t, 2])
+            a = codes[offsets[s0]:offsets[s0 + 1]]
+            b = codes[offsets[s1]:offsets[s1 + 1]]
+            c = codes[offsets[s2]:offsets[s2 + 1]]
+            out[t] = band_triplet_affine(a, b, c, sub, go, ge, w, win)
 
 
 @jit

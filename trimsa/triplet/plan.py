@@ -69,8 +69,8 @@ class Rate:
 #: The one table of engine throughputs, keyed by ``(device, engine)``: cells
 #: per second per CPU thread (the CPU kernels) or per whole GPU, and a cost
 #: per triplet. ``engine`` is ``"exact"`` (the exact 3-way engine, linear gaps),
-#: ``"affine"`` (the same engine, affine gaps) or ``"band"`` (the banded kernel of
-#: :mod:`trimsa.triplet.banded`). The sampled
+#: ``"affine"`` (the same engine, affine gaps), ``"band"`` or ``"band-affine"`` (the
+#: banded 3-way kernel of :mod:`trimsa.triplet.banded`, linear or affine gaps). The sampled
 #: guide-tree designs turn their time budget into cells with it
 #: (:func:`trimsa.tree.distances.triplet_distances`); constants, not a
 #: run-time calibration, keep those designs (hence the trees) deterministic.
@@ -82,10 +82,14 @@ class Rate:
 #: measures a device's own rate. The affine ones: the CPU engine scored 2.2e7 cells
 #: per second on one thread of the 2-core development machine (L = 150, DNA -3 / -1,
 #: 2026-11-28), and the H100's affine score sweeps run at 0.06-0.2 TCUPS
-#: (``eval/results/bench_affine.md``).
+#: (``eval/results/bench_affine.md``). The banded affine 3-way kernel ran at 2.1-3.5e7
+#: cells per second there, a fifth of the linear one's 1.0-1.7e8 in the same run
+#: (``eval/experiments/2026-11-28-cpu-affine-tree/rates.log``); its rate is the linear
+#: band's divided by five.
 RATES = {
     ("cpu", "exact"): Rate(cells_per_s=4e7, overhead_s=2e-6),
     ("cpu", "band"): Rate(cells_per_s=5e7),
+    ("cpu", "band-affine"): Rate(cells_per_s=1e7),
     ("gpu", "exact"): Rate(cells_per_s=5e11, overhead_s=2e-8),
     ("cpu", "affine"): Rate(cells_per_s=2e7, overhead_s=2e-6),
     ("gpu", "affine"): Rate(cells_per_s=1e11, overhead_s=2e-8),
