@@ -392,6 +392,7 @@ def test_triplet_distances_take_the_run_scoring_affine_or_linear():
     check_alignment(res, pairs)
     info = res.guide.distances.info
     assert info["engine"] == f"band{DEFAULT_BAND}" and info["triplets"] == "all"
+    assert "band32 triplets, gaps -3 / -1 on the cpu" in res.guide.summary()
     sc = Scoring.dna(stage="progressive")
     assert not sc.linear
     scores = band_triplet_scores(pairs, all_triplets(6), band=DEFAULT_BAND, scoring=sc)
@@ -404,6 +405,7 @@ def test_triplet_distances_take_the_run_scoring_affine_or_linear():
     check_alignment(res, pairs)
     assert res.guide.distances.source == "triplet"
     assert res.guide.distances.info["device"] == "cpu"
+    assert res.guide.distances.info["gaps"] == "-2"
     # two sequences: one tree, no triplet to score; the stage says so
     two = Aligner(tree_distances="triplet", device="cpu", gap=-2).align(pairs[:2])
     check_alignment(two, pairs[:2])

@@ -95,7 +95,8 @@ class Distances:
         ``pairwise_prior`` (all triplets of fewer than :data:`UNDERDETERMINED`
         sequences, completed by the pairs' global scores) and ``cells`` (the
         exact engine's ``|A| |B| |C|`` summed over the scored triplets; None for
-        the banded kernel); the k-mer
+        the banded kernel) and ``gaps`` (the gap scores: ``"-3"`` linear, ``"-3 / -1"``
+        open / extend); the k-mer
         source keeps ``k`` (and, built in bounded memory, ``neighbours``, ``sparse_joins``,
         ``dense_clusters``, ``evaluated``, ``matrix_bytes``: :func:`trimsa.tree.bounded.kmer_upgma`);
         the aligner's ``pairwise`` distances (corrected
@@ -116,7 +117,8 @@ class Distances:
         i = self.info
         if self.source == "triplet":
             n = len(self.names)
-            text = (f"{i['n_triplets']} {i['engine']} triplets on the {i['device']} "
+            gaps = f", gaps {i['gaps']}" if "gaps" in i else ""
+            text = (f"{i['n_triplets']} {i['engine']} triplets{gaps} on the {i['device']} "
                     f"({i['triplets']}; {i['pairs_supported']} of {n * (n - 1) // 2} pairs "
                     f"supported, min support {i['min_support']})")
             if i.get("pairwise_prior"):
@@ -1010,7 +1012,8 @@ def _triplet_distances(seqs, sc, mode, triplets, m, band, time_budget, transform
     info = dict(estimates=est, triplets=triplets, engine=engine, device=where,
                 n_triplets=int(n_trip), pairs_supported=int(supported),
                 min_support=int(min_support), m=int(mm),
-                pairwise_prior=triplets == "all" and n < UNDERDETERMINED, cells=cells)
+                pairwise_prior=triplets == "all" and n < UNDERDETERMINED, cells=cells,
+                gaps=(f"{sc.gap_extend}" if sc.linear else f"{sc.gap_open} / {sc.gap_extend}"))
     return Distances(seqs.names, D, "triplet", info, timings)
 
 
