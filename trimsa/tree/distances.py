@@ -117,8 +117,8 @@ class Distances:
         i = self.info
         if self.source == "triplet":
             n = len(self.names)
-            gaps = f", gaps {i['gaps']}" if "gaps" in i else ""
-            text = (f"{i['n_triplets']} {i['engine']} triplets{gaps} on the {i['device']} "
+            text = (f"{i['n_triplets']} {i['engine']} triplets, gaps {i['gaps']} on the "
+                    f"{i['device']} "
                     f"({i['triplets']}; {i['pairs_supported']} of {n * (n - 1) // 2} pairs "
                     f"supported, min support {i['min_support']})")
             if i.get("pairwise_prior"):
