@@ -524,16 +524,21 @@ def test_triplet_progress_reports_every_block_and_changes_nothing(options, monke
     assert done == sorted(done) and done[-1] == total and len(set(done)) == len(done)
 
 
-def test_triplet_distances_count_the_exact_engines_cells():
+def test_triplet_distances_count_their_cells():
     import itertools
 
     seqs = random_seqs(9, 25, 6)
     L = [len(s) for _, s in seqs]
     want = sum(a * b * c for a, b, c in itertools.combinations(L, 3))
     assert build_guide_tree(seqs, triplets="all", band=None).distances.info["cells"] == want
-    assert build_guide_tree(seqs, triplets="all", band=4).distances.info["cells"] is None
     sampled = build_guide_tree(seqs, triplets="sampled", band=None, m=2).distances.info
     assert 0 < sampled["cells"] < want
+    # the banded kernel: (longest + 1) (2w + 1)^2 per triplet
+    band = sum((max(t) + 1) * 9 ** 2 for t in itertools.combinations(L, 3))
+    gt = build_guide_tree(seqs, triplets="all", band=4)
+    assert gt.distances.info["cells"] == band and f", {band:.3g} cells in" in gt.summary()
+    d = build_guide_tree(seqs, triplets="sampled", band=4, m=2).distances.info
+    assert 0 < d["cells"] < band and d["cells"] % 81 == 0
 
 
 def test_three_sequences_join_the_closest_pair_first():
@@ -681,10 +686,89 @@ def test_triplets_keep_a_share_of_the_budget_when_the_prior_overruns(monkeypatch
     # a prior estimated to take longer than the whole budget still leaves triplets to score
     from trimsa.triplet import plan
 
-    monkeypatch.setitem(plan.RATES, ("cpu", "band"), plan.Rate(cells_per_s=10.0))
+    monkeypatch.setitem(plan.RATES, ("cpu", "band-pair"), plan.Rate(cells_per_s=10.0))
     d = distances.triplet_distances(random_seqs(12, 40, 3), triplets="sampled",
                                     time_budget=0.2, threads=1, band=None)
     assert d.info["n_triplets"] > 12
+
+
+def test_a_prior_of_all_pairs_is_their_banded_scores():
+    from trimsa.tree import distances
+
+    seqs = as_sequence_set(random_seqs(10, 50, 2))
+    sc = Scoring.dna(gap_open=-3, gap_extend=-1)
+    prior, scored = distances.pairwise_prior(seqs, sc, 8, -0.4, 45, threads=1)
+    iu, ju = np.triu_indices(10, 1)
+    want = band_pair_scores(seqs, np.stack([iu, ju], 1), band=8, scoring=sc, threads=1)
+    assert scored == 45
+    np.testing.assert_array_equal(prior[iu, ju], want)
+    np.testing.assert_array_equal(prior, prior.T)
+    np.testing.assert_array_equal(np.diag(prior), distances.self_scores(seqs, sc))
+
+
+def test_a_partial_prior_scores_near_pairs_and_fills_the_others_from_kmer_distances(
+        monkeypatch):
+    from trimsa.tree import distances
+
+    n = 60
+    seqs = as_sequence_set(random_seqs(n, 120, 6))
+    sc = Scoring.dna(gap_open=-3, gap_extend=-1)
+    rho = distances.random_rate(seqs, triplet=False, band=8, scoring=sc, threads=1)
+    iu, ju = np.triu_indices(n, 1)
+    prior, scored = distances.pairwise_prior(seqs, sc, 8, rho, 500, threads=1, seed=3)
+    assert n + 200 <= scored <= 500 < iu.size
+    again, _ = distances.pairwise_prior(seqs, sc, 8, rho, 500, threads=1, seed=3)
+    np.testing.assert_array_equal(prior, again)
+    np.testing.assert_array_equal(prior, prior.T)
+    full = band_pair_scores(seqs, np.stack([iu, ju], 1), band=8, scoring=sc, threads=1)
+    est = prior[iu, ju]
+    assert np.count_nonzero(est == full) >= scored   # scored pairs keep their scores
+    Dk = kmer_distances(seqs, threads=1).matrix
+    masked = Dk + np.diag(np.full(n, np.inf))
+    for i in range(n):   # each sequence's two nearest neighbours are scored
+        for k in np.argsort(masked[i], kind="stable")[:2]:
+            a, b = min(i, k), max(i, k)
+            assert prior[a, b] == full[np.flatnonzero((iu == a) & (ju == b))[0]]
+    L = seqs.lengths.astype(float)
+    e = rho * (L[iu] + L[ju]) / 2
+    self_sc = distances.self_scores(seqs, sc)
+    top = (self_sc[iu] + self_sc[ju]) / 2 - e
+
+    # without the per-sequence offsets (damped to nothing), the others' similarity
+    # falls (weakly) with k-mer distance
+    monkeypatch.setattr(distances, "PRIOR_DAMP", 1e12)
+    plain, _ = distances.pairwise_prior(seqs, sc, 8, rho, 500, threads=1, seed=3)
+    rest = plain[iu, ju] != full
+    x = (plain[iu, ju] - e) / top
+    order = np.argsort(Dk[iu, ju][rest], kind="stable")
+    assert rest.sum() > iu.size // 2
+    assert np.all(np.diff(x[rest][order]) <= 1e-9)
+    # the offsets are one per sequence: what they add to a pair is c_i + c_j
+    add = ((prior - plain)[iu, ju] / top)[rest]
+    A = np.zeros((rest.sum(), n))
+    A[np.arange(rest.sum()), iu[rest]] = A[np.arange(rest.sum()), ju[rest]] = 1
+    c = np.linalg.lstsq(A, add, rcond=None)[0]
+    np.testing.assert_allclose(A @ c, add, atol=1e-9)
+    assert np.abs(add).max() > 1e-6
+
+
+def test_a_sampled_design_keeps_its_prior_within_its_share_of_the_budget():
+    from trimsa.tree import distances
+
+    seqs = random_seqs(60, 120, 6)
+    d = distances.triplet_distances(seqs, triplets="sampled", time_budget=0.2, threads=1)
+    n, pairs = 60, 60 * 59 // 2
+    cells = (np.mean([len(s) for _, s in seqs]) + 1) * (2 * 32 + 1)
+    rate = distances._rate("cpu", "band-pair", 1)
+    assert d.info["prior_pairs"] < pairs
+    assert d.info["prior_pairs"] * cells / rate <= distances.PRIOR_SHARE * 0.2 + 1e-9 \
+        or d.info["prior_pairs"] <= n + 200   # the least a partial prior scores
+    assert "from k-mer distances" in d.describe()
+    big = distances.triplet_distances(seqs, triplets="sampled", time_budget=1e4, threads=1,
+                                      m=2)
+    assert big.info["prior_pairs"] == pairs and "k-mer" not in big.describe()
+    gt = build_guide_tree(seqs, triplets="sampled", time_budget=0.2, threads=1)
+    assert {t.label for t in gt.to_dendropy().taxon_namespace} == {f"s{i}" for i in range(n)}
 
 
 def test_a_sampled_design_does_not_depend_on_how_long_its_steps_took(monkeypatch):

@@ -19,7 +19,8 @@ source by that name. To add a distance, write a function that returns a
     2. pairwise estimates ``s(i, j)`` by least squares on the model
        ``S(i, j, k) = s(i, j) + s(i, k) + s(j, k)``: in closed form when all
        ``C(n, 3)`` triplets were scored, otherwise by sparse least squares
-       around a cheap prior (banded pairwise scores) on a sampled design;
+       around a cheap prior (banded pairwise scores of all pairs, or of those the
+       budget allows and k-mer distances for the rest) on a sampled design;
     3. distances comparable across lengths (the score between the expected
        score of unrelated sequences and the self-scores: ``deficit`` or
        Feng-Doolittle's ``fd``).
@@ -93,10 +94,11 @@ class Distances:
         ``min_support`` (fewest scored triplets of a supported pair) and
         ``m`` (third sequences per pair asked of the design) and
         ``pairwise_prior`` (all triplets of fewer than :data:`UNDERDETERMINED`
-        sequences, completed by the pairs' global scores) and ``cells`` (the
-        exact engine's ``|A| |B| |C|`` summed over the scored triplets; None for
-        the banded kernel) and ``gaps`` (the gap scores: ``"-3"`` linear, ``"-3 / -1"``
-        open / extend); the k-mer
+        sequences, completed by the pairs' global scores) and ``cells`` (summed over
+        the scored triplets: the exact engine's ``|A| |B| |C|``, the banded kernel's
+        ``(|A| + 1) (2w + 1)^2`` with ``A`` the longest) and ``gaps`` (the gap scores: ``"-3"`` linear, ``"-3 / -1"``
+        open / extend) and ``prior_pairs`` (pairs whose pairwise scores were computed:
+        see :func:`pairwise_prior`); the k-mer
         source keeps ``k`` (and, built in bounded memory, ``neighbours``, ``sparse_joins``,
         ``dense_clusters``, ``evaluated``, ``matrix_bytes``: :func:`trimsa.tree.bounded.kmer_upgma`);
         the aligner's ``pairwise`` distances (corrected
@@ -121,6 +123,9 @@ class Distances:
                     f"{i['device']} "
                     f"({i['triplets']}; {i['pairs_supported']} of {n * (n - 1) // 2} pairs "
                     f"supported, min support {i['min_support']})")
+            if i["triplets"] == "sampled" and i["prior_pairs"] < n * (n - 1) // 2:
+                text += (f"; prior: banded scores of {i['prior_pairs']} pairs, the others' "
+                         f"from k-mer distances")
             if i.get("pairwise_prior"):
                 text += (f" and the pairs' global scores, which decide what the triplets of "
                          f"{n} sequences leave open")
@@ -782,14 +787,107 @@ def _calibrate(delta, supported, xprior, ell):
     return out
 
 
+#: Share of the time budget the prior of a sampled design may take: beyond it, the prior
+#: scores only the pairs that fit and takes the others from k-mer distances.
+PRIOR_SHARE = 0.5
+#: Share of a partial prior's pairs drawn at random (the rest: nearest neighbours).
+PRIOR_RANDOM = 0.25
+#: Bins of k-mer distance in the fit that fills a partial prior.
+PRIOR_BINS = 50
+#: Damping of the per-sequence offsets of a partial prior's fill (similarity units).
+PRIOR_DAMP = 0.1
+
+
+def pairwise_prior(seqs: SequenceSet, scoring: Scoring, band: int, rho: float,
+                   max_pairs: int, *, threads: int = 0, seed: int = 0):
+    """The prior of a sampled design: ``(n, n)`` pairwise score estimates (diagonal: the
+    self-scores) and the number of pairs scored for it.
+
+    Up to ``max_pairs`` pairs, every pair's banded global score (half-width ``band``).
+    Beyond, ``max_pairs`` pairs are scored (but at least each sequence with its nearest
+    neighbour): each sequence's nearest neighbours by k-mer distance
+    (:func:`kmer_distances`) and a share :data:`PRIOR_RANDOM` of pairs at random. The
+    other pairs get the similarity ``x = (s - e) / (m - e)`` of :func:`score_distances`
+    (``rho`` the banded pairs' random rate) that the scored pairs have at the same
+    k-mer distance: the median per bin of k-mer distance (:data:`PRIOR_BINS` bins, the
+    random pairs' quantiles), made non-increasing by isotonic regression and
+    interpolated, plus offsets ``c_i + c_j`` per sequence fitted to the scored pairs'
+    residuals (least squares damped by :data:`PRIOR_DAMP`). Deterministic for a seed.
+    """
+    n = len(seqs)
+    iu, ju = np.triu_indices(n, 1)
+    self_sc = self_scores(seqs, scoring)
+    prior = np.zeros((n, n))
+    np.fill_diagonal(prior, self_sc)
+    if iu.size <= max_pairs:
+        ps = band_pair_scores(seqs, np.stack([iu, ju], 1), band=band, scoring=scoring,
+                              threads=threads)
+        prior[iu, ju] = prior[ju, iu] = ps
+        return prior, int(iu.size)
+    from scipy.optimize import isotonic_regression
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.linalg import lsqr
+
+    rng = np.random.default_rng([seed, 104729])
+    Dk = kmer_distances(seqs, threads=threads).matrix
+    n_rand = min(iu.size, max(int(PRIOR_RANDOM * max_pairs), min(200, iu.size)))
+    n_near = max(n, max_pairs - n_rand)
+    # each sequence's nearest neighbours, rank by rank (every sequence's nearest, then
+    # every second nearest, ...), each pair once, until n_near pairs
+    q = int(min(n - 1, -(-2 * n_near // n)))
+    masked = Dk + np.diag(np.full(n, np.inf))
+    near = np.argpartition(masked, q - 1, axis=1)[:, :q]
+    near = np.take_along_axis(near, np.argsort(np.take_along_axis(masked, near, 1), 1,
+                                               kind="stable"), 1)
+    rows = np.tile(np.arange(n), q)
+    cols = near.T.ravel()
+    a, b = np.minimum(rows, cols), np.maximum(rows, cols)
+    # flat index of pair (a, b), a < b, in the order of np.triu_indices
+    flat = a * n - a * (a + 1) // 2 + (b - a - 1)
+    _, first = np.unique(flat, return_index=True)
+    flat = flat[np.sort(first)[:n_near]]
+    rand = rng.choice(iu.size, size=n_rand, replace=False)
+    flat = np.union1d(flat, rand)
+    ps = band_pair_scores(seqs, np.stack([iu[flat], ju[flat]], 1), band=band,
+                          scoring=scoring, threads=threads)
+    L = seqs.lengths.astype(np.float64)
+    e = rho * (L[iu] + L[ju]) / 2.0
+    top = np.maximum((self_sc[iu] + self_sc[ju]) / 2.0 - e, 1e-9)
+    x_scored = (ps - e[flat]) / top[flat]
+    dk = Dk[iu, ju]
+    # bins of k-mer distance: quantiles of the random pairs, which span every distance;
+    # in each, the median similarity of the scored pairs, made non-increasing
+    edges = np.unique(np.quantile(dk[rand], np.linspace(0.0, 1.0, PRIOR_BINS + 1)))
+    idx = np.clip(np.searchsorted(edges, dk[flat], side="right") - 1, 0,
+                  max(edges.size - 2, 0))
+    bins = np.unique(idx)
+    centres = np.array([np.median(dk[flat][idx == k]) for k in bins])
+    meds = np.array([np.median(x_scored[idx == k]) for k in bins])
+    counts = np.array([np.count_nonzero(idx == k) for k in bins], dtype=np.float64)
+    meds = isotonic_regression(meds, weights=counts, increasing=False).x
+    x = np.interp(dk, centres, meds)
+    # per-sequence offsets: the scored pairs' residuals to the fit as c_i + c_j (an
+    # offset per sequence lengthens or shortens its branch alone, which the tree absorbs)
+    P = flat.size
+    A = csr_matrix((np.ones(2 * P), (np.repeat(np.arange(P), 2),
+                                     np.stack([iu[flat], ju[flat]], 1).ravel())),
+                   shape=(P, n))
+    c = lsqr(A, x_scored - x[flat], damp=PRIOR_DAMP)[0]
+    x = x + c[iu] + c[ju]
+    est = e + x * top
+    est[flat] = ps
+    prior[iu, ju] = prior[ju, iu] = est
+    return prior, int(flat.size)
+
+
 #: Share of the time budget the sampled triplets keep however long the prior took.
 TRIPLET_SHARE = 0.5
 
 
 def triplet_seconds(time_budget: float, prior_seconds: float) -> float:
     """Seconds the sampled triplets get: what the prior left of ``time_budget``, but at
-    least :data:`TRIPLET_SHARE` of it (the prior of all pairs is needed at any size, so
-    a large input may run over the budget rather than end with almost no triplets)."""
+    least :data:`TRIPLET_SHARE` of it (the prior keeps to :data:`PRIOR_SHARE` of the
+    budget, except for the least a partial prior scores: see :func:`pairwise_prior`)."""
     return max(TRIPLET_SHARE * time_budget, time_budget - prior_seconds)
 
 
@@ -833,7 +931,8 @@ def triplet_distances(seqs, *, scoring: Scoring | None = None, mode: str = "glob
         modes) and banded (:data:`~trimsa.triplet.DEFAULT_BAND`) on the CPU. The
         banded kernel computes global scores, on the CPU, with linear or affine gaps.
     time_budget
-        Seconds allowed for the banded pairwise prior (sampled designs) and
+        Seconds allowed for the banded pairwise prior (sampled designs; at most
+        :data:`PRIOR_SHARE` of them, see :func:`pairwise_prior`) and
         the triplet scoring, converted to cells with
         :data:`trimsa.triplet.plan.RATES` for the device in use (an estimate:
         the run may take longer on a loaded machine). The triplets get what
@@ -939,6 +1038,7 @@ def _triplet_distances(seqs, sc, mode, triplets, m, band, time_budget, transform
     timings["baseline"] = time.perf_counter() - t0
     self_sc = self_scores(seqs, sc)
     mm = 0
+    prior_pairs = 0
     if triplets == "all":
         prior = None
         if n < UNDERDETERMINED:   # exact global pairwise scores fill in the rest
@@ -948,6 +1048,7 @@ def _triplet_distances(seqs, sc, mode, triplets, m, band, time_budget, transform
                                   scoring=sc, threads=threads)
             prior = np.zeros((n, n))
             prior[iu, ju] = prior[ju, iu] = ps
+            prior_pairs = iu.size
             timings["prior"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         est = pairwise_from_triplets(seqs, None, mode=mode, scoring=sc, band=band, device=dev,
@@ -957,25 +1058,25 @@ def _triplet_distances(seqs, sc, mode, triplets, m, band, time_budget, transform
         n_trip = n_all_triplets(n)
         supported, min_support, mm = n * (n - 1) // 2, n - 2, n - 2
     else:
-        # prior: banded global pairwise scores of all pairs
+        # prior: banded global pairwise scores of all pairs, or of the pairs the budget
+        # allows with the rest filled in from k-mer distances (see pairwise_prior)
         t0 = time.perf_counter()
         pband = DEFAULT_BAND if band is None else band
         iu, ju = np.triu_indices(n, 1)
-        ps = band_pair_scores(seqs, np.stack([iu, ju], 1), band=pband, scoring=sc,
-                              threads=threads)
-        prior = np.zeros((n, n))
-        prior[iu, ju] = ps
-        prior[ju, iu] = ps
-        np.fill_diagonal(prior, self_sc)
         rho2 = random_rate(seqs, triplet=False, band=pband, scoring=sc, seed=seed,
                            threads=threads)
+        # the prior's seconds estimated from its cells, not measured, so that the same
+        # input, options, device and threads give the same design
+        prior_rate = _rate("cpu", "band-pair", nthreads)
+        pair_cells = (lengths.mean() + 1.0) * (2 * pband + 1)
+        max_pairs = int(min(iu.size, PRIOR_SHARE * time_budget * prior_rate / pair_cells))
+        prior, prior_pairs = pairwise_prior(seqs, sc, pband, rho2, max_pairs,
+                                            threads=threads, seed=seed)
+        ps = prior[iu, ju]
         D_prior = score_distances(prior, self_sc, lengths, rho2, kind=transform)
         timings["prior"] = time.perf_counter() - t0
         t0 = time.perf_counter()
-        # the prior's seconds estimated from its cells, not measured, so that the same
-        # input, options, device and threads give the same design
-        prior_seconds = (iu.size * (lengths.mean() + 1.0) * (2 * pband + 1)
-                         / _rate("cpu", "band", nthreads))
+        prior_seconds = prior_pairs * pair_cells / prior_rate
         budget_cells = triplet_seconds(time_budget, prior_seconds) * rate
         max_trip = int(max(1, budget_cells // per_triplet))
         pairs = n * (n - 1) // 2
@@ -1001,7 +1102,8 @@ def _triplet_distances(seqs, sc, mode, triplets, m, band, time_budget, transform
     t0 = time.perf_counter()
     D = score_distances(est, self_sc, lengths, rho, kind=transform)
     timings["distances"] = time.perf_counter() - t0
-    cells = None   # the exact engine's cells |A| |B| |C| (banded kernels: not counted)
+    # cells of the scored triplets: the exact engine's |A| |B| |C|, the banded kernel's
+    # (|A| + 1) (2w + 1)^2 with A the longest of the three
     if band is None:
         L = [int(x) for x in lengths]
         if triplets == "all":   # the third elementary symmetric sum, from power sums
@@ -1009,10 +1111,19 @@ def _triplet_distances(seqs, sc, mode, triplets, m, band, time_budget, transform
             cells = (p1 ** 3 - 3 * p1 * p2 + 2 * p3) // 6
         else:
             cells = int(triplet_cells(lengths, trip).sum())
+    else:
+        if triplets == "all":   # the i-th shortest is the longest of C(i, 2) triplets
+            Ls = np.sort(lengths.astype(np.int64))
+            i = np.arange(n, dtype=np.int64)
+            longest = int(np.sum(i * (i - 1) // 2 * (Ls + 1)))
+        else:
+            longest = int(np.sum(lengths[trip].max(axis=1) + 1))
+        cells = longest * (2 * band + 1) ** 2
     info = dict(estimates=est, triplets=triplets, engine=engine, device=where,
                 n_triplets=int(n_trip), pairs_supported=int(supported),
                 min_support=int(min_support), m=int(mm),
                 pairwise_prior=triplets == "all" and n < UNDERDETERMINED, cells=cells,
+                prior_pairs=prior_pairs,
                 gaps=(f"{sc.gap_extend}" if sc.linear else f"{sc.gap_open} / {sc.gap_extend}"))
     return Distances(seqs.names, D, "triplet", info, timings)
 

@@ -250,5 +250,7 @@ class GuideTree:
         what = f"{self.method} tree of {self.n} sequences"
         if self.distances is not None:
             what += f" from {self.distances.describe()}"
+            if self.distances.info.get("cells"):
+                what += f", {self.distances.info['cells']:.3g} cells"
         return f"{what} in {t:.1f} s"
 

@@ -85,11 +85,15 @@ class Rate:
 #: (``eval/results/bench_affine.md``). The banded affine 3-way kernel ran at 2.1-3.5e7
 #: cells per second there, a fifth of the linear one's 1.0-1.7e8 in the same run
 #: (``eval/experiments/2026-11-28-cpu-affine-tree/rates.log``); its rate is the linear
-#: band's divided by five.
+#: band's divided by five. ``band-pair`` is the banded pairwise kernel of the sampled
+#: designs' prior (both gap models): 1.7e8 cells per second per thread on 1 and 2
+#: threads there, for L = 300 and 600 (``eval/experiments/2026-11-29-partial-prior/
+#: pair_rate.log``), taken at 1e8.
 RATES = {
     ("cpu", "exact"): Rate(cells_per_s=4e7, overhead_s=2e-6),
     ("cpu", "band"): Rate(cells_per_s=5e7),
     ("cpu", "band-affine"): Rate(cells_per_s=1e7),
+    ("cpu", "band-pair"): Rate(cells_per_s=1e8),
     ("gpu", "exact"): Rate(cells_per_s=5e11, overhead_s=2e-8),
     ("cpu", "affine"): Rate(cells_per_s=2e7, overhead_s=2e-6),
     ("gpu", "affine"): Rate(cells_per_s=1e11, overhead_s=2e-8),

@@ -1,0 +1,53 @@
+"""The sampled triplet tree's prior: banded scores of all pairs against a partial prior
+(the pairs the budget allows, the others from k-mer distances), and the k-mer tree.
+
+    python eval/experiments/2026-11-29-partial-prior/prior.py DIR SET[,SET...] BUDGET VARIANT[,...]
+
+VARIANT: ``partial`` (the code as committed: the prior takes at most PRIOR_SHARE of the
+budget), ``partial-no-offsets`` (the same without the per-sequence offsets of the fill:
+PRIOR_DAMP 1e12 makes them 0), ``full`` (PRIOR_SHARE set to infinity: every pair scored, as before), ``kmer``
+(NJ and UPGMA on 6-mer distances). One TSV row per set and variant, NJ and UPGMA.
+"""
+
+import sys
+import time
+from pathlib import Path
+
+import dendropy
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from tree_accuracy import input_path, nrf  # noqa: E402
+
+from trimsa.io import read_sequences  # noqa: E402
+from trimsa.tree import build_guide_tree, distances, neighbor_joining, upgma  # noqa: E402
+
+data, sets, budget, variants = Path(sys.argv[1]), sys.argv[2].split(","), float(sys.argv[3]), \
+    sys.argv[4].split(",")
+print("set\tN\tvariant\tbudget\tnj\tupgma\twall_s\tprior_s\ttriplets\tprior_pairs\tpairs")
+for name in sets:
+    d = data / name
+    seqs = read_sequences(input_path(d))
+    true = dendropy.Tree.get(path=str(d / "tree.nwk"), schema="newick",
+                             preserve_underscores=True)
+    n = len(seqs)
+    for v in variants:
+        distances.PRIOR_SHARE = float("inf") if v == "full" else 0.5
+        distances.PRIOR_DAMP = 1e12 if v == "partial-no-offsets" else 0.1
+        t = time.perf_counter()
+        if v == "kmer":
+            D = distances.kmer_distances(seqs, threads=2)
+            wall = time.perf_counter() - t
+            nj = neighbor_joining(D.matrix, seqs.names).newick()
+            up = upgma(D.matrix, seqs.names).newick()
+            extra = "\t\t\t"
+        else:
+            g = build_guide_tree(seqs, threads=2, time_budget=budget, method="nj")
+            wall = time.perf_counter() - t
+            nj = g.newick()
+            up = upgma(g.distances.matrix, seqs.names).newick()
+            i = g.distances.info
+            extra = f"{g.distances.timings.get('prior', 0):.1f}\t{i['n_triplets']}\t{i['prior_pairs']}"
+        print(f"{name}\t{n}\t{v}\t{budget:g}\t{nrf(true, nj):.4f}\t{nrf(true, up):.4f}\t{wall:.1f}\t"
+              f"{extra}\t{n * (n - 1) // 2}", flush=True)
