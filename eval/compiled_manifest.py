@@ -56,8 +56,11 @@ KINDS = [
     # protein: the pair HMM fitted to each pair
     ("tests/data/prot8.fa", {"device": "cpu"}, False),
     ("tests/data/prot8.fa", {"device": "gpu"}, True),
-    # the triplet options: the guide tree from triplet scores (linear gaps), three
-    # sequences by the exact sum of pairs, the triplet votes in the library
+    # the triplet options: the guide tree from triplet scores (the run's affine gaps and
+    # linear ones), three sequences by the exact sum of pairs, the triplet votes in the
+    # library
+    ("examples/data/input.fa", {"device": "cpu", "tree_distances": "triplet"}, False),
+    ("examples/data/input.fa", {"device": "gpu", "tree_distances": "triplet"}, True),
     ("examples/data/input.fa", {"device": "cpu", "tree_distances": "triplet", "gap": -3},
      False),
     ("examples/data/input.fa", {"device": "gpu", "tree_distances": "triplet", "gap": -3},
@@ -68,6 +71,7 @@ KINDS = [
     ("examples/data/input.fa", {"device": "gpu", "triplet_votes": 0.1}, True),
     # the same under "auto" on a GPU machine: this small library on the CPU, the triplet
     # stages on the GPU
+    ("examples/data/input.fa", {"device": "auto", "tree_distances": "triplet"}, True),
     ("examples/data/input.fa", {"device": "auto", "tree_distances": "triplet", "gap": -3},
      True),
     ("tests/data/trip3.fa", {"device": "auto", "exact_triplet": "sum-of-pairs"}, True),

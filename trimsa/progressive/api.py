@@ -554,7 +554,7 @@ class Aligner:
     def compile_kind(self, seqs, source, exact, design, hmm, scoring) -> str | None:
         """Which kind of run, for the jitted functions it calls, an alignment of ``seqs`` is:
         its library (design and device), guide-tree distances (for k-mers and triplets,
-        where they run), exact 3-way alignment (for the sum of pairs, where it runs),
+        where they run; for triplets, the gap model too), exact 3-way alignment (for the sum of pairs, where it runs),
         whether the library's pair HMM ``hmm`` is fitted to each pair, and where the
         triplet votes run (None with a Dask scheduler, fewer than three sequences or a
         device it cannot have)."""
@@ -576,8 +576,9 @@ class Aligner:
                 device = "none"
             if source == "kmer":
                 tree += f" on {resolve_kmer_device(self.device, len(seqs), self.gpus)}"
-            elif source == "triplet":
-                tree += f" on {resolve_device(self.device, announce=False)}"
+            elif source == "triplet":   # the gap model picks the kernels
+                gaps = "linear" if scoring.linear else "affine"
+                tree += f" {gaps} on {resolve_device(self.device, announce=False)}"
             if exact == "sum-of-pairs":
                 exact += f" on {self.exact_device(scoring)}"
             votes = (self.triplet_device(scoring) if float(self.triplet_votes) > 0
