@@ -270,7 +270,7 @@ def main(argv=None):
                     detail = (f"{info['triplets']} {info['engine']} {sc.gap_open}/{sc.gap_extend} "
                               f"{info['device']} T={info['n_triplets']} "
                               f"m={info['m']} pairs={info['pairs_supported']}/{n * (n - 1) // 2} "
-                              f"minsup={info['min_support']}")
+                              f"minsup={info['min_support']} prior={info['prior_pairs']}")
                     twin = v[:-3] + "-upgma"
                     if v.endswith("-nj") and twin in variants:
                         # UPGMA on the same distances: the time is that of the whole build
