@@ -631,6 +631,37 @@ def test_three_sequence_tree_round_trips_through_run(run_cli, tmp_path, method):
     assert cli.main(["run", str(DATA / "trip3.fa"), "--guide-tree", str(tree), "-o", str(out)]) == 0
 
 
+@pytest.mark.parametrize("n", [4, 5, 9, 17, 40])
+def test_nj_midpoint_root_is_dendropys(n):
+    """The NJ tree's midpoint rooting against dendropy's ``reroot_at_midpoint`` on the same
+    unrooted tree (random distances, no ties): the same rooted clades and leaf depths."""
+    rng = np.random.default_rng(n)
+    X = rng.random((n, 4))
+    D = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1)) + rng.random((n, n)) * 0.1
+    D = (D + D.T) / 2
+    np.fill_diagonal(D, 0.0)
+    names = [f"t{i}" for i in range(n)]
+    ours = neighbor_joining(D, names).to_dendropy()
+    ref = neighbor_joining(D, names, root=False).to_dendropy()
+    ref.is_rooted = True
+    ref.reroot_at_midpoint(update_bipartitions=False, suppress_unifurcations=True)
+
+    def clades_and_depths(tree):
+        clades, depth = set(), {}
+        for nd in tree.postorder_node_iter():
+            if not nd.is_leaf():
+                clades.add(frozenset(lf.taxon.label for lf in nd.leaf_iter()))
+        for lf in tree.leaf_node_iter():
+            depth[lf.taxon.label] = lf.distance_from_root()
+        return clades, depth
+
+    c1, d1 = clades_and_depths(ours)
+    c2, d2 = clades_and_depths(ref)
+    assert c1 == c2
+    for name in names:
+        assert d1[name] == pytest.approx(d2[name], abs=1e-9)
+
+
 def test_nj_never_leaves_a_sequence_on_an_internal_node():
     # B sits at the centre of the star (branch 0): the midpoint of A-C is B's node
     D = np.array([[0, 2, 4], [2, 0, 2], [4, 2, 0]], float)
@@ -769,6 +800,25 @@ def test_a_sampled_design_keeps_its_prior_within_its_share_of_the_budget():
     assert big.info["prior_pairs"] == pairs and "k-mer" not in big.describe()
     gt = build_guide_tree(seqs, triplets="sampled", time_budget=0.2, threads=1)
     assert {t.label for t in gt.to_dendropy().taxon_namespace} == {f"s{i}" for i in range(n)}
+
+
+def test_triplet_distances_check_their_memory_first(monkeypatch):
+    from trimsa.errors import ResourceError
+    from trimsa.tree import distances
+    from trimsa.triplet import _checks
+
+    seqs = random_seqs(30, 40, 2)
+    need = distances.TRIPLET_ARRAYS * 8 * 30 * 30
+    scored = []
+    monkeypatch.setattr(distances, "band_pair_scores",
+                        lambda *a, **k: scored.append(1) or np.zeros(0))
+    monkeypatch.setattr(_checks, "available_memory", lambda: need - 1)
+    with pytest.raises(ResourceError, match="triplets of 30 sequences"):
+        build_guide_tree(seqs, time_budget=1)
+    assert not scored   # nothing was scored before the error
+    monkeypatch.undo()
+    monkeypatch.setattr(_checks, "available_memory", lambda: need)
+    assert build_guide_tree(seqs, time_budget=1).n == 30
 
 
 def test_a_sampled_design_does_not_depend_on_how_long_its_steps_took(monkeypatch):

@@ -67,7 +67,7 @@ def neighbor_joining(D, names, *, root: bool = True) -> GuideTree:
     Negative branch lengths are set to 0 and the difference moved to the
     sibling branch. NJ itself gives an unrooted tree (a trifurcation at the
     root when ``root`` is false); by default it is rooted on the midpoint of
-    its longest leaf-to-leaf path (dendropy's ``reroot_at_midpoint``), which
+    its longest leaf-to-leaf path (:func:`_midpoint_rooted`), which
     Clustal Omega's ``--guidetree-in`` needs and the progressive aligner
     merges along.
     """
@@ -88,37 +88,22 @@ def neighbor_joining(D, names, *, root: bool = True) -> GuideTree:
     top = 2 * n - 3
     children[top] = tuple(int(x) for x in joins[n - 3])
     blens[top] = tuple(max(float(x), 0.0) for x in lengths[n - 3])
-    tree = _dendropy_tree(names, children, blens, top, False)
     if root:
-        total = sum(e.length or 0.0 for e in tree.postorder_edge_iter())
-        tree.is_rooted = True
-        tree.reroot_at_midpoint(update_bipartitions=False, suppress_unifurcations=True)
-        for edge in tree.postorder_edge_iter():
-            if edge.length is not None:
-                edge.length = _clean_length(edge.length)
-        if not _rooted_intact(tree, total):
-            tree = _midpoint_rooted(names, children, blens)
+        tree = _midpoint_rooted(names, children, blens)
+    else:
+        tree = _dendropy_tree(names, children, blens, top, False)
     return GuideTree.from_dendropy(tree, names, method="nj")
-
-
-def _rooted_intact(tree, total: float) -> bool:
-    """Whether a rerooted tree kept its length and has sequences on leaves only, two at the root.
-
-    dendropy's ``reroot_at_midpoint`` fails when the midpoint falls on a node
-    next to a branch of length 0 (three sequences, one at the centre of the
-    star): it roots on a sequence and drops a branch.
-    """
-    kept = sum(e.length or 0.0 for e in tree.postorder_edge_iter())
-    return (abs(kept - total) <= 1e-9 * max(1.0, total)
-            and all(nd.taxon is None for nd in tree.internal_nodes())
-            and len(tree.seed_node.child_nodes()) == 2)
 
 
 def _midpoint_rooted(names, children, blens):
     """The unrooted NJ tree rooted on the midpoint of its longest leaf-to-leaf path.
 
     The root splits the edge that holds the midpoint (with a length of 0 on
-    one side when the midpoint is a node), so it is always bifurcating.
+    one side when the midpoint is a node), so it is always bifurcating and
+    sequences stay on leaves. Two walks over the tree, O(n): dendropy's
+    ``reroot_at_midpoint`` computes every leaf-to-leaf distance (at 1,500
+    sequences 9 s and 650 MB, against 0.9 s for the joins) and, when the
+    midpoint falls on a node next to a branch of length 0, roots on a sequence.
     """
     import dendropy
 

@@ -58,6 +58,10 @@ TRANSFORMS = ("deficit", "fd")
 DEFAULT_TIME_BUDGET = 240.0
 #: Default damping of the sparse least squares (score units).
 DEFAULT_DAMP = 0.1
+#: The triplet source's peak memory in ``n x n`` float64 arrays: its estimates, prior,
+#: k-mer distances, design and their temporaries (11.6 measured with ``tracemalloc`` for
+#: 3,000 sequences, 2026-11-29).
+TRIPLET_ARRAYS = 12
 #: Shuffled triplets (pairs) scored to estimate the score of unrelated sequences.
 RANDOM_SAMPLES = 8
 
@@ -972,6 +976,11 @@ def triplet_distances(seqs, *, scoring: Scoring | None = None, mode: str = "glob
                   "k-mer distances (--tree-distances kmer, distances='kmer') take 2")
     sc = scoring_for(seqs, scoring, "progressive")
     n = len(seqs)
+    from ..triplet._checks import check_memory
+
+    check_memory(TRIPLET_ARRAYS * 8.0 * n * n,
+                 f"a guide tree from the triplets of {n} sequences (about {TRIPLET_ARRAYS} "
+                 f"{n} x {n} arrays at once)")
     if m is not None and not (1 <= m <= n - 2):
         raise OptionError(f"m must be between 1 and n - 2 = {n - 2} for {n} sequences, got {m}")
     if int(seed) < 0:
