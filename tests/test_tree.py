@@ -517,11 +517,17 @@ def test_triplet_progress_reports_every_block_and_changes_nothing(options, monke
     shown = build_guide_tree(seqs, progress=lambda *a: calls.append(a), **options)
     np.testing.assert_array_equal(shown.distances.matrix, quiet.distances.matrix)
     assert shown.newick() == quiet.newick()
-    total = shown.distances.info["n_triplets"]
-    assert len(calls) > 1 and {c[2] for c in calls} == {"tree: triplets"}
-    assert [c[1] for c in calls] == [total] * len(calls)
-    done = [c[0] for c in calls]
-    assert done == sorted(done) and done[-1] == total and len(set(done)) == len(done)
+    info = shown.distances.info
+    stages = ["tree: triplets"]
+    if options["triplets"] == "sampled":   # the prior's pairs first, then the triplets
+        stages.insert(0, "tree: pairwise prior")
+        assert [c[2] for c in calls] == sorted((c[2] for c in calls), key=stages.index)
+    assert {c[2] for c in calls} == set(stages)
+    for stage, total in zip(stages, [info["prior_pairs"], info["n_triplets"]][-len(stages):]):
+        mine = [c for c in calls if c[2] == stage]
+        assert len(mine) > 1 and [c[1] for c in mine] == [total] * len(mine)
+        done = [c[0] for c in mine]
+        assert done == sorted(done) and done[-1] == total and len(set(done)) == len(done)
 
 
 def test_triplet_distances_count_their_cells():
@@ -536,7 +542,7 @@ def test_triplet_distances_count_their_cells():
     # the banded kernel: (longest + 1) (2w + 1)^2 per triplet
     band = sum((max(t) + 1) * 9 ** 2 for t in itertools.combinations(L, 3))
     gt = build_guide_tree(seqs, triplets="all", band=4)
-    assert gt.distances.info["cells"] == band and f", {band:.3g} cells in" in gt.summary()
+    assert gt.distances.info["cells"] == band and f"; {band:.3g} triplet cells in" in gt.summary()
     d = build_guide_tree(seqs, triplets="sampled", band=4, m=2).distances.info
     assert 0 < d["cells"] < band and d["cells"] % 81 == 0
 

@@ -61,7 +61,8 @@ def build_guide_tree(seqs, *, distances: Source = "triplet", method: Method = "n
         to this many bytes); other sources and methods are an error.
     progress
         Called as ``progress(done, total, stage)`` while the k-mer distances are
-        computed (the passes over all pairs) or the triplets scored (stage
+        computed (the passes over all pairs), a sampled design's prior pairs scored
+        (stage ``"tree: pairwise prior"``) or the triplets scored (stage
         ``"tree: triplets"``; not with a scheduler).
     **options
         The source's own options (an option the source does not take is an
@@ -110,7 +111,8 @@ def build_guide_tree(seqs, *, distances: Source = "triplet", method: Method = "n
         return tree
     if progress is not None:
         stage = "tree: k-mer distances" if distances == "kmer" else "tree: triplets"
-        options["progress"] = lambda done, total: progress(done, total, stage)
+        options["progress"] = lambda done, total, part=None: progress(
+            done, total, f"tree: {part}" if part else stage)
     dist = source(seqs, **options)
     t0 = time.perf_counter()
     tree = METHODS[method](dist.matrix, seqs.names)

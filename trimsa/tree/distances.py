@@ -802,8 +802,23 @@ PRIOR_BINS = 50
 PRIOR_DAMP = 0.1
 
 
+def _pair_scores(seqs, pairs, band, scoring, threads, progress):
+    """Banded pairwise scores of ``pairs``; with ``progress``, in blocks after each of
+    which ``progress(done, total, "pairwise prior")`` is called: the same scores."""
+    if progress is None:
+        return band_pair_scores(seqs, pairs, band=band, scoring=scoring, threads=threads)
+    total = len(pairs)
+    step = max(PROGRESS_BLOCK, -(-total // PROGRESS_STEPS))
+    out = []
+    for lo in range(0, total, step):
+        out.append(band_pair_scores(seqs, pairs[lo:lo + step], band=band, scoring=scoring,
+                                    threads=threads))
+        progress(min(lo + step, total), total, "pairwise prior")
+    return np.concatenate(out) if out else np.zeros(0, np.int64)
+
+
 def pairwise_prior(seqs: SequenceSet, scoring: Scoring, band: int, rho: float,
-                   max_pairs: int, *, threads: int = 0, seed: int = 0):
+                   max_pairs: int, *, threads: int = 0, seed: int = 0, progress=None):
     """The prior of a sampled design: ``(n, n)`` pairwise score estimates (diagonal: the
     self-scores) and the number of pairs scored for it.
 
@@ -817,6 +832,8 @@ def pairwise_prior(seqs: SequenceSet, scoring: Scoring, band: int, rho: float,
     random pairs' quantiles), made non-increasing by isotonic regression and
     interpolated, plus offsets ``c_i + c_j`` per sequence fitted to the scored pairs'
     residuals (least squares damped by :data:`PRIOR_DAMP`). Deterministic for a seed.
+    ``progress``, when given, is called as ``progress(done, total, "pairwise prior")``
+    while the pairs are scored (in blocks, with the same scores).
     """
     n = len(seqs)
     iu, ju = np.triu_indices(n, 1)
@@ -824,8 +841,7 @@ def pairwise_prior(seqs: SequenceSet, scoring: Scoring, band: int, rho: float,
     prior = np.zeros((n, n))
     np.fill_diagonal(prior, self_sc)
     if iu.size <= max_pairs:
-        ps = band_pair_scores(seqs, np.stack([iu, ju], 1), band=band, scoring=scoring,
-                              threads=threads)
+        ps = _pair_scores(seqs, np.stack([iu, ju], 1), band, scoring, threads, progress)
         prior[iu, ju] = prior[ju, iu] = ps
         return prior, int(iu.size)
     from scipy.optimize import isotonic_regression
@@ -852,8 +868,8 @@ def pairwise_prior(seqs: SequenceSet, scoring: Scoring, band: int, rho: float,
     flat = flat[np.sort(first)[:n_near]]
     rand = rng.choice(iu.size, size=n_rand, replace=False)
     flat = np.union1d(flat, rand)
-    ps = band_pair_scores(seqs, np.stack([iu[flat], ju[flat]], 1), band=band,
-                          scoring=scoring, threads=threads)
+    ps = _pair_scores(seqs, np.stack([iu[flat], ju[flat]], 1), band, scoring, threads,
+                      progress)
     L = seqs.lengths.astype(np.float64)
     e = rho * (L[iu] + L[ju]) / 2.0
     top = np.maximum((self_sc[iu] + self_sc[ju]) / 2.0 - e, 1e-9)
@@ -963,8 +979,9 @@ def triplet_distances(seqs, *, scoring: Scoring | None = None, mode: str = "glob
         rate of all the workers together. The distances are those of one
         process.
     progress
-        Called as ``progress(done, total)`` while the triplets are scored (in
-        blocks, with the same scores; not with a scheduler).
+        Called as ``progress(done, total)`` while the triplets are scored and as
+        ``progress(done, total, "pairwise prior")`` while a sampled design's prior pairs
+        are (in blocks, with the same scores; the triplets not with a scheduler).
     """
     _check_choice(triplets, TRIPLET_CHOICES, "triplet choice")
     _check_choice(transform, TRANSFORMS, "distance transform")
@@ -1080,7 +1097,7 @@ def _triplet_distances(seqs, sc, mode, triplets, m, band, time_budget, transform
         pair_cells = (lengths.mean() + 1.0) * (2 * pband + 1)
         max_pairs = int(min(iu.size, PRIOR_SHARE * time_budget * prior_rate / pair_cells))
         prior, prior_pairs = pairwise_prior(seqs, sc, pband, rho2, max_pairs,
-                                            threads=threads, seed=seed)
+                                            threads=threads, seed=seed, progress=progress)
         ps = prior[iu, ju]
         D_prior = score_distances(prior, self_sc, lengths, rho2, kind=transform)
         timings["prior"] = time.perf_counter() - t0
