@@ -291,6 +291,63 @@ def test_nj_recovers_additive_tree(n, seed):
         np.testing.assert_allclose(patristic(est, names), D, atol=1e-9)
 
 
+def slow_nj(D):
+    """NJ in plain Python, one pair at a time: the first least Q in row-major scan order
+    over the active slots, the new node in the first one's slot, the last slot moved into
+    the second's, the row sums updated as the kernel updates them (the same rounding:
+    with four nodes left the three pairings tie in exact arithmetic); the joins and
+    lengths :func:`trimsa.tree._cpu.nj_joins` returns."""
+    D = D.copy()
+    n = len(D)
+    node, act, joins, lengths = list(range(n)), list(range(n)), [], []
+    r = {x: sum(D[x, y] for y in range(n) if y != x) for x in range(n)}
+    while len(act) > 3:
+        m = len(act)
+        best, bi, bj = np.inf, 0, 1
+        for p in range(m):
+            for q in range(p + 1, m):
+                val = (m - 2) * D[act[p], act[q]] - r[act[p]] - r[act[q]]
+                if val < best:
+                    best, bi, bj = val, p, q
+        x, y = act[bi], act[bj]
+        lx = 0.5 * D[x, y] + (r[x] - r[y]) / (2.0 * (m - 2))
+        joins.append((node[x], node[y]))
+        lengths.append((lx, D[x, y] - lx))
+        act[bj] = act[-1]
+        act.pop()
+        dxy, rnew = D[x, y], 0.0
+        for z in act:
+            if z != x:
+                dz = 0.5 * (D[x, z] + D[y, z] - dxy)
+                r[z] += dz - D[x, z] - D[y, z]
+                D[x, z] = D[z, x] = dz
+                rnew += dz
+        r[x] = rnew
+        node[x] = n + len(joins) - 1
+    return joins, lengths
+
+
+@pytest.mark.parametrize("ties", [False, True])
+@pytest.mark.parametrize("n", [4, 5, 9, 40, 101])
+def test_nj_joins_equal_a_plain_python_nj(n, ties):
+    """The threaded scan gives the sequential scan's joins, ties included."""
+    from trimsa import _numba
+    from trimsa.tree import _cpu
+
+    rng = np.random.default_rng(n + 100 * ties)
+    D = rng.integers(1, 4, (n, n)).astype(float) if ties else rng.random((n, n))
+    D = D + D.T
+    np.fill_diagonal(D, 0.0)
+    want_j, want_l = slow_nj(D)
+    for threads in (1, 2):
+        _numba.set_threads(threads)
+        joins, lengths = _cpu.nj_joins(D.copy())
+        assert [tuple(j[:2]) for j in joins[:-1]] == want_j
+        np.testing.assert_allclose(lengths[:-1, :2], np.array(want_l).reshape(-1, 2),
+                                   rtol=1e-9, atol=1e-9)
+    _numba.set_threads(0)
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_upgma_on_ultrametric_distances(seed):
     rng = np.random.default_rng(seed)

@@ -14,17 +14,35 @@ from __future__ import annotations
 import heapq
 
 import numpy as np
-from numba import types
+from numba import prange, types
 from numba.typed import Dict, List
 
-from .._numba import jit
+from .._numba import jit, pjit
 
 _DICT_TYPE = types.DictType(types.int64, types.int64)
 
 
 @jit
+def _nj_row(D, act, r, m, p, row_best, row_q):
+    """Row ``p`` of NJ's scan: its first least ``Q`` over the active slots after it."""
+    x = act[p]
+    rx = r[x]
+    best = np.inf
+    bq = p + 1
+    for q in range(p + 1, m):
+        y = act[q]
+        val = (m - 2) * D[x, y] - rx - r[y]
+        if val < best:
+            best = val
+            bq = q
+    row_best[p] = best
+    row_q[p] = bq
+
+
+@pjit
 def nj_joins(D):
-    """Neighbour-joining on the symmetric matrix ``D`` (modified in place).
+    """Neighbour-joining on the symmetric matrix ``D`` (modified in place), the scan for
+    the least Q on all threads (the same joins: the first least pair in scan order).
 
     Returns ``(joins, lengths)``: ``joins[s] = (x, y)`` node ids joined at step
     ``s`` into node ``n + s`` with branch lengths ``lengths[s]``; the last row
@@ -45,20 +63,24 @@ def nj_joins(D):
         r[x] = s
     m = n
     step = 0
+    row_best = np.empty(n)
+    row_q = np.zeros(n, dtype=np.int64)
     while m > 3:
+        # each row's first minimum of Q, the rows on all threads (row h paired with row
+        # m - 2 - h, so that every thread gets as many pairs); then the first row's
+        rows = m - 1
+        for h in prange((rows + 1) // 2):
+            _nj_row(D, act, r, m, h, row_best, row_q)
+            if rows - 1 - h != h:
+                _nj_row(D, act, r, m, rows - 1 - h, row_best, row_q)
         best = np.inf
         bi = 0
         bj = 1
-        for p in range(m):
-            x = act[p]
-            rx = r[x]
-            for q in range(p + 1, m):
-                y = act[q]
-                val = (m - 2) * D[x, y] - rx - r[y]
-                if val < best:
-                    best = val
-                    bi = p
-                    bj = q
+        for p in range(rows):
+            if row_best[p] < best:
+                best = row_best[p]
+                bi = p
+                bj = row_q[p]
         x = act[bi]
         y = act[bj]
         dxy = D[x, y]
