@@ -3,10 +3,12 @@
 
     python eval/experiments/2026-11-29-partial-prior/prior.py DIR SET[,SET...] BUDGET VARIANT[,...]
 
-VARIANT: ``partial`` (the code as committed: the prior takes at most PRIOR_SHARE of the
-budget), ``partial-no-offsets`` (the same without the per-sequence offsets of the fill:
-PRIOR_DAMP 1e12 makes them 0), ``full`` (PRIOR_SHARE set to infinity: every pair scored, as before), ``kmer``
-(NJ and UPGMA on 6-mer distances). One TSV row per set and variant, NJ and UPGMA.
+VARIANT: ``partial`` (the prior within half the budget, PRIOR_SHARE 0.5, as first
+built), ``partial-no-offsets`` (the same without the per-sequence offsets of the fill:
+PRIOR_DAMP 1e12 makes them 0), ``share80`` (the prior's share of the budget 0.8 and the
+triplets' least share 0.2, the default since), ``full`` (PRIOR_SHARE set to infinity:
+every pair scored, as before), ``kmer`` (NJ and UPGMA on 6-mer distances). One TSV row per
+set and variant, NJ and UPGMA.
 """
 
 import sys
@@ -33,7 +35,8 @@ for name in sets:
                              preserve_underscores=True)
     n = len(seqs)
     for v in variants:
-        distances.PRIOR_SHARE = float("inf") if v == "full" else 0.5
+        distances.PRIOR_SHARE = float("inf") if v == "full" else 0.8 if v == "share80" else 0.5
+        distances.TRIPLET_SHARE = 0.2 if v == "share80" else 0.5
         distances.PRIOR_DAMP = 1e12 if v == "partial-no-offsets" else 0.1
         t = time.perf_counter()
         if v == "kmer":
