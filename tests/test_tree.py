@@ -139,6 +139,30 @@ def test_closed_form_recovers_exact_model():
     np.testing.assert_allclose(ls_triplets(n, trip, S), s, atol=1e-6)
 
 
+def test_sparse_least_squares_solves_for_the_supported_pairs_alone():
+    """Pairs in no triplet keep their prior: solving for the others alone gives what the
+    damped least squares over every pair gives."""
+    from scipy.sparse.linalg import lsqr
+
+    from trimsa.tree.distances import _design, _pair_ids
+
+    rng = np.random.default_rng(8)
+    n = 40
+    trip = np.unique(np.sort(rng.integers(0, n, (60, 3)), axis=1), axis=0)
+    trip = trip[(trip[:, 0] < trip[:, 1]) & (trip[:, 1] < trip[:, 2])]
+    S = rng.normal(size=len(trip)) * 5
+    prior = rng.normal(size=(n, n))
+    prior = prior + prior.T
+    est = ls_triplets(n, trip, S, prior=prior, damp=0.1)
+    iu, ju, _ = _pair_ids(n)
+    A = _design(n, trip)
+    base = prior[iu, ju]
+    delta = lsqr(A, S - A @ base, damp=0.1, atol=1e-12, btol=1e-12, iter_lim=10000)[0]
+    np.testing.assert_allclose(est[iu, ju], base + delta, atol=1e-8)
+    unused = np.setdiff1d(np.arange(iu.size), A.indices)
+    assert unused.size > 0 and np.array_equal(est[iu, ju][unused], base[unused])
+
+
 def test_sampled_estimate_converges_to_full():
     n = 14
     rng = np.random.default_rng(5)

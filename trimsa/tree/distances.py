@@ -617,7 +617,12 @@ def ls_triplets(n: int, triplets, scores, *, prior=None, damp: float = 0.0) -> n
     if iu.size <= 64 and damp == 0.0:
         delta = np.linalg.lstsq(A.toarray(), rhs, rcond=None)[0]
     else:
-        delta = lsqr(A, rhs, damp=damp, atol=1e-10, btol=1e-10, iter_lim=10000)[0]
+        # pairs in no triplet keep delta = 0 (their columns are empty): solve for the others
+        # alone, so that each iteration's vectors hold only them
+        used = np.unique(A.indices)
+        delta = np.zeros(iu.size)
+        delta[used] = lsqr(A[:, used], rhs, damp=damp, atol=1e-10, btol=1e-10,
+                           iter_lim=10000)[0]
     est = np.zeros((n, n))
     est[iu, ju] = base + delta
     est[ju, iu] = est[iu, ju]
