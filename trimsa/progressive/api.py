@@ -554,8 +554,8 @@ class Aligner:
     def compile_kind(self, seqs, source, exact, design, hmm, scoring) -> str | None:
         """Which kind of run, for the jitted functions it calls, an alignment of ``seqs`` is:
         its library (design and device), guide-tree distances (for k-mers and triplets,
-        where they run; for triplets, the gap model too), exact 3-way alignment (for the sum of pairs, where it runs),
-        whether the library's pair HMM ``hmm`` is fitted to each pair, and where the
+        where they run; for triplets, the gap model too), exact 3-way alignment (for the
+        sum of pairs, where it runs), whether the library's pair HMM ``hmm`` is fitted to each pair, and where the
         triplet votes run (None with a Dask scheduler, fewer than three sequences or a
         device it cannot have)."""
         from .consistency import library_cells

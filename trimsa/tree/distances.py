@@ -100,9 +100,9 @@ class Distances:
         ``pairwise_prior`` (all triplets of fewer than :data:`UNDERDETERMINED`
         sequences, completed by the pairs' global scores) and ``cells`` (summed over
         the scored triplets: the exact engine's ``|A| |B| |C|``, the banded kernel's
-        ``(|A| + 1) (2w + 1)^2`` with ``A`` the longest) and ``gaps`` (the gap scores: ``"-3"`` linear, ``"-3 / -1"``
-        open / extend) and ``prior_pairs`` (pairs whose pairwise scores were computed:
-        see :func:`pairwise_prior`); the k-mer
+        ``(|A| + 1) (2w + 1)^2`` with ``A`` the longest) and ``gaps`` (the gap scores:
+        ``"-3"`` linear, ``"-3 / -1"`` open / extend) and ``prior_pairs`` (pairs whose
+        pairwise scores were computed: see :func:`pairwise_prior`); the k-mer
         source keeps ``k`` (and, built in bounded memory, ``neighbours``, ``sparse_joins``,
         ``dense_clusters``, ``evaluated``, ``matrix_bytes``: :func:`trimsa.tree.bounded.kmer_upgma`);
         the aligner's ``pairwise`` distances (corrected
@@ -830,8 +830,8 @@ def pairwise_prior(seqs: SequenceSet, scoring: Scoring, band: int, rho: float,
     self-scores) and the number of pairs scored for it.
 
     Up to ``max_pairs`` pairs, every pair's banded global score (half-width ``band``).
-    Beyond, ``max_pairs`` pairs are scored (but at least each sequence with its nearest
-    neighbour): each sequence's nearest neighbours by k-mer distance
+    Beyond, ``max_pairs`` pairs are scored (but at least ``n`` near pairs and 200 random
+    ones): each sequence's nearest neighbours by k-mer distance
     (:func:`kmer_distances`) and a share :data:`PRIOR_RANDOM` of pairs at random. The
     other pairs get the similarity ``x = (s - e) / (m - e)`` of :func:`score_distances`
     (``rho`` the banded pairs' random rate) that the scored pairs have at the same
