@@ -6,7 +6,8 @@
 VARIANT: ``partial`` (the prior within half the budget, PRIOR_SHARE 0.5, as first
 built), ``partial-no-offsets`` (the same without the per-sequence offsets of the fill:
 PRIOR_DAMP 1e12 makes them 0), ``share80`` (the prior's share of the budget 0.8 and the
-triplets' least share 0.2, the default since), ``full`` (PRIOR_SHARE set to infinity:
+triplets' least share 0.2, the default since), ``share80-rand10`` and ``share80-rand50``
+(the same with PRIOR_RANDOM 0.1 or 0.5 instead of 0.25), ``full`` (PRIOR_SHARE set to infinity:
 every pair scored, as before), ``kmer`` (NJ and UPGMA on 6-mer distances). One TSV row per
 set and variant, NJ and UPGMA.
 """
@@ -35,8 +36,10 @@ for name in sets:
                              preserve_underscores=True)
     n = len(seqs)
     for v in variants:
-        distances.PRIOR_SHARE = float("inf") if v == "full" else 0.8 if v == "share80" else 0.5
-        distances.TRIPLET_SHARE = 0.2 if v == "share80" else 0.5
+        share80 = v.startswith("share80")
+        distances.PRIOR_SHARE = float("inf") if v == "full" else 0.8 if share80 else 0.5
+        distances.TRIPLET_SHARE = 0.2 if share80 else 0.5
+        distances.PRIOR_RANDOM = {"share80-rand10": 0.1, "share80-rand50": 0.5}.get(v, 0.25)
         distances.PRIOR_DAMP = 1e12 if v == "partial-no-offsets" else 0.1
         t = time.perf_counter()
         if v == "kmer":
