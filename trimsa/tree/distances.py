@@ -60,7 +60,7 @@ DEFAULT_TIME_BUDGET = 240.0
 DEFAULT_DAMP = 0.1
 #: The triplet source's peak memory in ``n x n`` float64 arrays: its estimates, prior,
 #: k-mer distances, design and their temporaries (11.6 measured with ``tracemalloc`` for
-#: 3,000 sequences, 2026-11-29).
+#: 3,000 sequences: eval/experiments/2026-11-29-partial-prior/memory.log).
 TRIPLET_ARRAYS = 12
 #: Shuffled triplets (pairs) scored to estimate the score of unrelated sequences.
 RANDOM_SAMPLES = 8
@@ -862,9 +862,9 @@ def pairwise_prior(seqs: SequenceSet, scoring: Scoring, band: int, rho: float,
     # each sequence's nearest neighbours, rank by rank (every sequence's nearest, then
     # every second nearest, ...), each pair once, until n_near pairs
     q = int(min(n - 1, -(-2 * n_near // n)))
-    masked = Dk + np.diag(np.full(n, np.inf))
-    near = np.argpartition(masked, q - 1, axis=1)[:, :q]
-    near = np.take_along_axis(near, np.argsort(np.take_along_axis(masked, near, 1), 1,
+    np.fill_diagonal(Dk, np.inf)   # no sequence is its own neighbour (pairs read: i < j)
+    near = np.argpartition(Dk, q - 1, axis=1)[:, :q]
+    near = np.take_along_axis(near, np.argsort(np.take_along_axis(Dk, near, 1), 1,
                                                kind="stable"), 1)
     rows = np.tile(np.arange(n), q)
     cols = near.T.ravel()
@@ -882,13 +882,15 @@ def pairwise_prior(seqs: SequenceSet, scoring: Scoring, band: int, rho: float,
     top = np.maximum((self_sc[iu] + self_sc[ju]) / 2.0 - e, 1e-9)
     x_scored = (ps - e[flat]) / top[flat]
     dk = Dk[iu, ju]
+    del Dk
     # bins of k-mer distance: quantiles of the random pairs, which span every distance;
     # in each, the median similarity of the scored pairs, made non-increasing
     edges = np.unique(np.quantile(dk[rand], np.linspace(0.0, 1.0, PRIOR_BINS + 1)))
-    idx = np.clip(np.searchsorted(edges, dk[flat], side="right") - 1, 0,
+    dk_scored = dk[flat]
+    idx = np.clip(np.searchsorted(edges, dk_scored, side="right") - 1, 0,
                   max(edges.size - 2, 0))
     bins = np.unique(idx)
-    centres = np.array([np.median(dk[flat][idx == k]) for k in bins])
+    centres = np.array([np.median(dk_scored[idx == k]) for k in bins])
     meds = np.array([np.median(x_scored[idx == k]) for k in bins])
     counts = np.array([np.count_nonzero(idx == k) for k in bins], dtype=np.float64)
     meds = isotonic_regression(meds, weights=counts, increasing=False).x
