@@ -6,10 +6,13 @@ For every ``msa-*`` data set under ``DATA`` (``input.fa[.gz]`` and the true
 * ``trimsa-*``: :func:`trimsa.tree.build_guide_tree` variants (NJ, UPGMA;
   triplets all / sampled / auto), under the triplet stage's scoring (linear gaps -3);
   ``trimsa-affine-nj`` / ``-upgma``: the same under ``trimsa run``'s scoring (natural
-  affine gaps), the tree ``trimsa tree`` and ``run --tree-distances triplet`` build by
-  default; each on the engine ``band="auto"`` picks (exact on a GPU, banded on the CPU)
+  affine gaps), the tree ``trimsa tree --tree-distances triplet`` and ``run
+  --tree-distances triplet`` build by default; each on the engine ``band="auto"`` picks (exact on a GPU, banded on the CPU)
   unless the variant names one; a ``-nj`` variant run with its ``-upgma`` twin builds
   the distances once;
+* ``pair-score-nj`` / ``-upgma``: ``build_guide_tree(distances="pair-score")`` under
+  ``trimsa run``'s scoring: banded (w = 32) affine pairwise score deficits within the
+  time budget, the tree ``trimsa tree`` builds by default;
 * ``pairwise-nj``: the same distance normalisation and the same NJ code on
   pairwise global alignment scores (Biopython ``PairwiseAligner``, same
   scoring; for N > ``--pairwise-max`` the banded pairwise kernel instead,
@@ -83,6 +86,7 @@ TRIMSA = {
     "trimsa-nj-sampled": dict(method="nj", triplets="sampled"),
     "trimsa-nj-exact": dict(method="nj", band=None),
     "trimsa-affine-nj": dict(method="nj", stage="progressive"),
+    "pair-score-nj": dict(method="nj", distances="pair-score", stage="progressive"),
 }
 
 
@@ -267,10 +271,15 @@ def main(argv=None):
                     nwk = gt.newick()
                     info = gt.distances.info
                     n = len(seqs)
-                    detail = (f"{info['triplets']} {info['engine']} {sc.gap_open}/{sc.gap_extend} "
-                              f"{info['device']} T={info['n_triplets']} "
-                              f"m={info['m']} pairs={info['pairs_supported']}/{n * (n - 1) // 2} "
-                              f"minsup={info['min_support']} prior={info['prior_pairs']}")
+                    if gt.distances.source == "pair-score":
+                        detail = (f"pair-score band{info['band']} {sc.gap_open}/{sc.gap_extend} "
+                                  f"pairs={info['prior_pairs']}/{info['pairs']}")
+                    else:
+                        detail = (f"{info['triplets']} {info['engine']} {sc.gap_open}/"
+                                  f"{sc.gap_extend} {info['device']} T={info['n_triplets']} "
+                                  f"m={info['m']} pairs={info['pairs_supported']}/"
+                                  f"{n * (n - 1) // 2} minsup={info['min_support']} "
+                                  f"prior={info['prior_pairs']}")
                     twin = v[:-3] + "-upgma"
                     if v.endswith("-nj") and twin in variants:
                         # UPGMA on the same distances: the time is that of the whole build
@@ -282,7 +291,7 @@ def main(argv=None):
                         print(row, flush=True)
                         if out:
                             out.write(row + "\n")
-                elif v in ("trimsa-upgma", "trimsa-affine-upgma"):
+                elif v in ("trimsa-upgma", "trimsa-affine-upgma", "pair-score-upgma"):
                     if v[:-6] + "-nj" not in variants:
                         raise SystemExit(f"{v} is built from the distances of "
                                          f"{v[:-6]}-nj: ask for both")

@@ -105,7 +105,8 @@ CASES = [
     pytest.param(["align3", _i("four.fa")], "exactly 3", id="align3-four-sequences"),
     pytest.param(["align3", _i("two.fa")], "exactly 3", id="align3-two-sequences"),
     pytest.param(["triplets", _i("two.fa")], "at least 3", id="triplets-two-sequences"),
-    pytest.param(["tree", _i("two.fa")], "found 2; k-mer distances (--tree-distances kmer",
+    pytest.param(["tree", _i("two.fa"), "--tree-distances", "triplet"],
+                 "found 2; pair-score or k-mer distances (--tree-distances pair-score",
                  id="tree-two-sequences"),
     pytest.param(["align3", _i("mixed.fa"), "--alphabet", "dna"], "", id="align3-protein-as-dna"),
     # options
@@ -151,8 +152,11 @@ CASES = [
                  id="triplets-missing-list"),
     pytest.param(["triplets", _i("ok.fa"), "--triplets", _i("triplets_bin.txt")],
                  "in/triplets_bin.txt: not a text list of triplets", id="triplets-binary-list"),
-    pytest.param(["tree", _i("ok.fa"), "--scheduler", "tcp://localhost"], "tcp://HOST:PORT",
-                 id="tree-scheduler-without-port"),
+    pytest.param(["tree", _i("ok.fa"), "--tree-distances", "triplet", "--scheduler",
+                  "tcp://localhost"], "tcp://HOST:PORT", id="tree-scheduler-without-port"),
+    pytest.param(["tree", _i("ok.fa"), "--scheduler", "tcp://localhost:8786"],
+                 "--scheduler applies to kmer and triplet distances; pair-score",
+                 id="tree-scheduler-with-pair-scores"),
     # eval
     pytest.param(["eval", "-r", _i("ref.fa"), "-e", _i("est_missing.fa")], "missing",
                  id="eval-missing-sequence"),

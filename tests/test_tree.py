@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from trimsa import cli
 from trimsa.errors import OptionError, TooFewSequencesError
-from trimsa.io import as_sequence_set
+from trimsa.io import as_sequence_set, read_sequences
 from trimsa.scoring import Scoring
 from trimsa.tree import (
     GuideTree,
@@ -484,15 +484,15 @@ def test_tree_matrix_errors():
 def test_guide_tree_determinism_and_threads():
     seqs = random_seqs(12, 60, 0)
     kw = dict(triplets="sampled", m=2, band=8, time_budget=1000)
-    a = build_guide_tree(seqs, seed=1, threads=1, **kw)
-    b = build_guide_tree(seqs, seed=1, threads=2, **kw)
-    c = build_guide_tree(seqs, seed=1, threads=0, **kw)
+    a = build_guide_tree(seqs, distances="triplet", seed=1, threads=1, **kw)
+    b = build_guide_tree(seqs, distances="triplet", seed=1, threads=2, **kw)
+    c = build_guide_tree(seqs, distances="triplet", seed=1, threads=0, **kw)
     assert a.newick() == b.newick() == c.newick()
     assert np.array_equal(a.distances.matrix, b.distances.matrix)
     info = a.distances.info
     assert info["triplets"] == "sampled" and info["n_triplets"] > 0 and info["min_support"] >= 2
     assert info["pairs_supported"] == 12 * 11 // 2
-    full = build_guide_tree(seqs, triplets="all", band=8)
+    full = build_guide_tree(seqs, distances="triplet", triplets="all", band=8)
     assert full.distances.info["n_triplets"] == 12 * 11 * 10 // 6
     assert full.distances.info["min_support"] == 10
     assert {t.label for t in full.to_dendropy().taxon_namespace} == {f"s{i}" for i in range(12)}
@@ -500,7 +500,7 @@ def test_guide_tree_determinism_and_threads():
 
 def test_guide_tree_budget_limits_sampling():
     seqs = random_seqs(30, 80, 3)
-    gt = build_guide_tree(seqs, triplets="auto", band=4, time_budget=1e-3)
+    gt = build_guide_tree(seqs, distances="triplet", triplets="auto", band=4, time_budget=1e-3)
     info = gt.distances.info
     assert info["triplets"] == "sampled"
     assert info["n_triplets"] >= 1 and info["pairs_supported"] < 30 * 29 // 2
@@ -508,9 +508,10 @@ def test_guide_tree_budget_limits_sampling():
 
 def test_guide_tree_exact_engine_small():
     seqs = random_seqs(6, 20, 4)
-    gt = build_guide_tree(seqs, triplets="all", band=None)
+    gt = build_guide_tree(seqs, distances="triplet", triplets="all", band=None)
     assert gt.distances.info["engine"] == "exact"
-    gt2 = build_guide_tree(seqs, triplets="all", band=64)   # band covers the cube: exact
+    # the band covers the cube: exact
+    gt2 = build_guide_tree(seqs, distances="triplet", triplets="all", band=64)
     np.testing.assert_allclose(gt.distances.info["estimates"], gt2.distances.info["estimates"])
 
 
@@ -544,7 +545,7 @@ def test_four_sequences_take_the_cherries_the_triplets_leave_open_from_the_pairs
     for seqs in ([("a", "AAAA"), ("b", "CCCC"), ("c", "AAAA"), ("d", "CCCC")],
                  _two_clusters(np.random.default_rng(7)),
                  _two_clusters(np.random.default_rng(8))):
-        gt = build_guide_tree(seqs, method=method)
+        gt = build_guide_tree(seqs, distances="triplet", method=method)
         assert gt.distances.info["pairwise_prior"]
         assert _cherries(gt) == want
         # the estimates still fit every triplet score exactly (the CPU's banded kernel,
@@ -561,8 +562,8 @@ def test_four_sequences_take_the_cherries_the_triplets_leave_open_from_the_pairs
 @pytest.mark.gpu
 def test_four_sequences_on_the_gpu_give_the_cpu_tree():
     seqs = _two_clusters(np.random.default_rng(9))
-    gpu = build_guide_tree(seqs, device="gpu", band=None)
-    cpu = build_guide_tree(seqs, device="cpu", band=None)
+    gpu = build_guide_tree(seqs, distances="triplet", device="gpu", band=None)
+    cpu = build_guide_tree(seqs, distances="triplet", device="cpu", band=None)
     assert gpu.distances.info["device"] == "gpu" and gpu.distances.info["pairwise_prior"]
     assert gpu.newick() == cpu.newick()
     assert _cherries(gpu) == {frozenset("ac"), frozenset("bd")}
@@ -574,8 +575,10 @@ def test_four_sequences_on_the_gpu_give_the_cpu_tree():
 def test_affine_triplet_distances_on_the_gpu_equal_the_cpus(options):
     seqs = random_seqs(9, 60, 3)
     sc = Scoring.dna(gap_open=-3, gap_extend=-1)
-    gpu = build_guide_tree(seqs, scoring=sc, device="gpu", band=None, **options)
-    cpu = build_guide_tree(seqs, scoring=sc, device="cpu", band=None, **options)
+    gpu = build_guide_tree(seqs, distances="triplet", scoring=sc, device="gpu", band=None,
+                           **options)
+    cpu = build_guide_tree(seqs, distances="triplet", scoring=sc, device="cpu", band=None,
+                           **options)
     assert gpu.distances.info["device"] == "gpu" and cpu.distances.info["device"] == "cpu"
     assert gpu.distances.info["engine"] == cpu.distances.info["engine"] == "exact"
     np.testing.assert_array_equal(gpu.distances.info["estimates"],
@@ -594,8 +597,9 @@ def test_triplet_progress_reports_every_block_and_changes_nothing(options, monke
     monkeypatch.setattr(distances, "PROGRESS_BLOCK", 7)
     seqs = random_seqs(14, 30, 2)
     calls = []
-    quiet = build_guide_tree(seqs, **options)
-    shown = build_guide_tree(seqs, progress=lambda *a: calls.append(a), **options)
+    quiet = build_guide_tree(seqs, distances="triplet", **options)
+    shown = build_guide_tree(seqs, distances="triplet", progress=lambda *a: calls.append(a),
+                             **options)
     np.testing.assert_array_equal(shown.distances.matrix, quiet.distances.matrix)
     assert shown.newick() == quiet.newick()
     info = shown.distances.info
@@ -617,45 +621,48 @@ def test_triplet_distances_count_their_cells():
     seqs = random_seqs(9, 25, 6)
     L = [len(s) for _, s in seqs]
     want = sum(a * b * c for a, b, c in itertools.combinations(L, 3))
-    assert build_guide_tree(seqs, triplets="all", band=None).distances.info["cells"] == want
-    sampled = build_guide_tree(seqs, triplets="sampled", band=None, m=2).distances.info
+    full = build_guide_tree(seqs, distances="triplet", triplets="all", band=None)
+    assert full.distances.info["cells"] == want
+    sampled = build_guide_tree(seqs, distances="triplet", triplets="sampled", band=None,
+                               m=2).distances.info
     assert 0 < sampled["cells"] < want
     # the banded kernel: (longest + 1) (2w + 1)^2 per triplet
     band = sum((max(t) + 1) * 9 ** 2 for t in itertools.combinations(L, 3))
-    gt = build_guide_tree(seqs, triplets="all", band=4)
+    gt = build_guide_tree(seqs, distances="triplet", triplets="all", band=4)
     assert gt.distances.info["cells"] == band and f"; {band:.3g} triplet cells in" in gt.summary()
-    d = build_guide_tree(seqs, triplets="sampled", band=4, m=2).distances.info
+    d = build_guide_tree(seqs, distances="triplet", triplets="sampled", band=4, m=2).distances.info
     assert 0 < d["cells"] < band and d["cells"] % 81 == 0
 
 
 def test_three_sequences_join_the_closest_pair_first():
     seqs = [("a", "ACGTTGCAAC"), ("b", "TTTTGGGGCC"), ("c", "ACGTTGCATC")]
-    gt = build_guide_tree(seqs, method="upgma")
+    gt = build_guide_tree(seqs, distances="triplet", method="upgma")
     assert _cherries(gt) == {frozenset("ac")}
-    assert not build_guide_tree(random_seqs(5, 30, 1)).distances.info["pairwise_prior"]
+    assert not build_guide_tree(random_seqs(5, 30, 1),
+                                distances="triplet").distances.info["pairwise_prior"]
 
 
 def test_guide_tree_bad_options():
     seqs = random_seqs(5, 20, 0)
     with pytest.raises(TooFewSequencesError):
-        build_guide_tree(seqs[:2])
+        build_guide_tree(seqs[:2], distances="triplet")
     with pytest.raises(OptionError):
-        build_guide_tree(seqs, m=4)
+        build_guide_tree(seqs, distances="triplet", m=4)
     with pytest.raises(OptionError):
-        build_guide_tree(seqs, method="ml")
+        build_guide_tree(seqs, distances="triplet", method="ml")
     with pytest.raises(OptionError):
-        build_guide_tree(seqs, band=4, mode="local")
+        build_guide_tree(seqs, distances="triplet", band=4, mode="local")
     with pytest.raises(OptionError, match="take no option 'band'"):
         build_guide_tree(seqs, distances="kmer", band=4)
     with pytest.raises(OptionError, match="distance source"):
         build_guide_tree(seqs, distances="ml")
     with pytest.raises(OptionError, match="band must be an integer"):
-        build_guide_tree(seqs, band="x")
+        build_guide_tree(seqs, distances="triplet", band="x")
 
 
 def test_guide_tree_close_to_true_tree():
     true = dendropy.Tree.get(path=str(DATA / "tree_N16_h0.5.nwk"), schema="newick")
-    gt = build_guide_tree(N16, triplets="sampled", m=3)
+    gt = build_guide_tree(N16, distances="triplet", triplets="sampled", m=3)
     # 13 internal splits; pairwise-NJ and Clustal Omega get 0-1 wrong here
     assert rf(true, gt) <= 4
 
@@ -681,7 +688,8 @@ def small_fasta(tmp_path, n, length=40):
 def test_cli_writes_tree(run_cli, tmp_path):
     inp = small_fasta(tmp_path, 8)
     out = tmp_path / "t.nwk"
-    code, _, err = run_cli(inp, "-o", out, "--band", "6", "-v", "--threads", "1")
+    code, _, err = run_cli(inp, "-o", out, "--band", "6", "-v", "--threads", "1",
+                           "--tree-distances", "triplet")
     assert code == 0
     text = out.read_text()
     assert text.count("\n") == 1 and text.strip().endswith(";")
@@ -689,8 +697,13 @@ def test_cli_writes_tree(run_cli, tmp_path):
     assert {t.label for t in tree.taxon_namespace} == {f"s{i}" for i in range(8)}
     assert err.count("\n") == 1 and "triplets" in err
     code, _, _ = run_cli(inp, "-o", tmp_path / "u.nwk", "--method", "upgma", "--band", "6",
-                         "--triplets", "sampled", "--m", "2")
+                         "--triplets", "sampled", "--m", "2", "--tree-distances", "triplet")
     assert code == 0
+    # the default: pairwise scores, the same tree as the API's
+    code, _, err = run_cli(inp, "-o", tmp_path / "p.nwk", "-v", "--band", "6")
+    assert code == 0 and "banded pairwise scores (half-width 6" in err
+    want = build_guide_tree(read_sequences(inp), band=6).newick()
+    assert (tmp_path / "p.nwk").read_text() == want + "\n"
 
 
 @pytest.mark.parametrize("case", ["two", "m_high", "m_zero", "missing", "threads", "budget"])
@@ -701,7 +714,7 @@ def test_cli_bad_input(run_cli, tmp_path, case):
              "budget": ["--time-budget", "0"]}.get(case, [])
     if case == "missing":
         inp = tmp_path / "nope.fa"
-    code, _, err = run_cli(inp, "-o", out, *extra)
+    code, _, err = run_cli(inp, "-o", out, "--tree-distances", "triplet", *extra)
     assert code == 2
     assert err.count("\n") == 1 and err.startswith("trimsa tree: error:")
     assert not out.exists()
@@ -785,15 +798,15 @@ def test_gpu_device_goes_through_score_triplets(monkeypatch):
     monkeypatch.setattr(_gpu, "require", lambda: None)
     monkeypatch.setattr(devices.CupyBackend, "shared", classmethod(lambda cls, precision=None: fake))
     seqs = random_seqs(7, 15, 9)
-    gt = build_guide_tree(seqs, device="gpu", time_budget=10)
+    gt = build_guide_tree(seqs, distances="triplet", device="gpu", time_budget=10)
     info = gt.distances.info
     assert info["engine"] == "exact" and info["triplets"] == "all" and info["n_triplets"] == 35
     assert info["device"] == "gpu"
     assert sum(len(b[1]) for b in fake.batches) >= 35
-    cpu = build_guide_tree(seqs, device="cpu", band=None, triplets="all")
+    cpu = build_guide_tree(seqs, distances="triplet", device="cpu", band=None, triplets="all")
     np.testing.assert_allclose(info["estimates"], cpu.distances.info["estimates"])
     with pytest.raises(OptionError):
-        build_guide_tree(seqs, device="gpu", band=8)
+        build_guide_tree(seqs, distances="triplet", device="gpu", band=8)
 
 
 def test_triplets_keep_a_share_of_the_budget_when_the_prior_overruns(monkeypatch):
@@ -887,7 +900,8 @@ def test_a_sampled_design_keeps_its_prior_within_its_share_of_the_budget():
     big = distances.triplet_distances(seqs, triplets="sampled", time_budget=1e4, threads=1,
                                       m=2)
     assert big.info["prior_pairs"] == pairs and "k-mer" not in big.describe()
-    gt = build_guide_tree(seqs, triplets="sampled", time_budget=budget, threads=1)
+    gt = build_guide_tree(seqs, distances="triplet", triplets="sampled", time_budget=budget,
+                          threads=1)
     assert {t.label for t in gt.to_dendropy().taxon_namespace} == {f"s{i}" for i in range(n)}
 
 
@@ -903,11 +917,11 @@ def test_triplet_distances_check_their_memory_first(monkeypatch):
                         lambda *a, **k: scored.append(1) or np.zeros(0))
     monkeypatch.setattr(_checks, "available_memory", lambda: need - 1)
     with pytest.raises(ResourceError, match="triplets of 30 sequences"):
-        build_guide_tree(seqs, time_budget=1)
+        build_guide_tree(seqs, distances="triplet", time_budget=1)
     assert not scored   # nothing was scored before the error
     monkeypatch.undo()
     monkeypatch.setattr(_checks, "available_memory", lambda: need)
-    assert build_guide_tree(seqs, time_budget=1).n == 30
+    assert build_guide_tree(seqs, distances="triplet", time_budget=1).n == 30
 
 
 def test_a_sampled_design_does_not_depend_on_how_long_its_steps_took(monkeypatch):
@@ -966,3 +980,91 @@ def test_build_guide_tree_names_a_bad_option(options, words):
 
     with pytest.raises(OptionError, match=words):
         build_guide_tree(random_seqs(5, 30, 2), **options)
+
+
+# -- pair-score distances ---------------------------------------------------------------
+
+def test_pair_scores_with_a_full_band_are_exact_affine_global_scores():
+    """The estimates are Biopython's global scores under the same natural affine gaps (a
+    run of L gaps: open + extend L), the distances their score deficits."""
+    from Bio.Align import PairwiseAligner
+
+    from trimsa.tree import distances
+
+    seqs = as_sequence_set(random_seqs(7, 36, 11))
+    sc = Scoring.dna(2, -1, gap_open=-4, gap_extend=-1)
+    d = distances.pair_score_distances(seqs, scoring=sc, band=100, threads=1)
+    al = PairwiseAligner(mode="global", match_score=2, mismatch_score=-1, open_gap_score=-5,
+                         extend_gap_score=-1)
+    est = d.info["estimates"]
+    for i in range(7):
+        for j in range(i + 1, 7):
+            assert est[i, j] == est[j, i] == al.score(seqs.sequences[i], seqs.sequences[j])
+    assert d.info["band"] == int(seqs.lengths.max()) and d.info["prior_pairs"] == 21
+    assert np.allclose(d.matrix, d.matrix.T) and np.all(np.diag(d.matrix) == 0)
+    # less similar pairs are further apart
+    x = est[np.triu_indices(7, 1)] / seqs.lengths.mean()
+    D = d.matrix[np.triu_indices(7, 1)]
+    assert np.corrcoef(x, D)[0, 1] < -0.9
+
+
+def test_pair_score_default_tree_and_its_options():
+    seqs = as_sequence_set(random_seqs(12, 40, 3))
+    gt = build_guide_tree(seqs, band=8, threads=1)
+    assert gt.distances.source == "pair-score" and gt.method == "nj"
+    assert gt.distances.info["cells"] == sum(
+        (max(a, b) + 1) * 17 for a, b in zip(*(seqs.lengths[k] for k in np.triu_indices(12, 1))))
+    assert "pairwise cells" in gt.summary()
+    # the same tree on one or two threads, and again
+    again = build_guide_tree(seqs, band=8, threads=2)
+    np.testing.assert_array_equal(gt.distances.matrix, again.distances.matrix)
+    # a budget below all pairs: some scored (at least n near ones and 200 at random), the
+    # others from k-mer distances; deterministic
+    calls = []
+    many = as_sequence_set(random_seqs(30, 40, 4))
+    part = build_guide_tree(many, band=8, threads=1, time_budget=1e-4,
+                            progress=lambda *a: calls.append(a))
+    info = part.distances.info
+    assert 200 <= info["prior_pairs"] < 435 and info["cells"] is None
+    assert "the others' from k-mer distances" in part.distances.describe()
+    assert calls and {c[2] for c in calls} == {"tree: pairwise scores"}
+    assert calls[-1][0] == calls[-1][1] == info["prior_pairs"]
+    np.testing.assert_array_equal(part.distances.matrix, build_guide_tree(
+        many, band=8, threads=1, time_budget=1e-4).distances.matrix)
+    # two sequences are enough
+    assert build_guide_tree(random_seqs(2, 30, 5)).n == 2
+
+
+@pytest.mark.parametrize("options, words", [
+    (dict(device="gpu"), "computed on the CPU"),
+    (dict(band=0), "band must be an integer >= 1"),
+    (dict(band=2.5), "band must be an integer >= 1"),
+    (dict(transform="log"), "unknown distance transform"),
+    (dict(seed=-1), "seed must be >= 0"),
+    (dict(time_budget=0.0), "time budget must be positive"),
+    (dict(m=3), "pair-score distances take no option 'm'"),
+    (dict(scheduler="tcp://localhost:8786"), "take no option 'scheduler'"),
+])
+def test_pair_score_bad_options(options, words):
+    with pytest.raises(OptionError, match=words):
+        build_guide_tree(random_seqs(5, 30, 2), distances="pair-score", **options)
+
+
+@pytest.mark.parametrize("extra, words", [
+    (["--m", "2"], "--m applies to triplet distances, not to --tree-distances pair-score"),
+    (["--mode", "local"], "--mode applies to triplet distances"),
+    (["--tree-distances", "kmer", "--band", "4"], "--band applies to pair-score and triplet"),
+])
+def test_cli_pair_score_options(run_cli, tmp_path, extra, words):
+    out = tmp_path / "t.nwk"
+    code, _, err = run_cli(small_fasta(tmp_path, 5), "-o", out, *extra)
+    assert code == 2 and words in err and err.count("\n") == 1
+    assert not out.exists()
+
+
+def test_cli_pair_score_exact_band(run_cli, tmp_path):
+    inp = small_fasta(tmp_path, 6)
+    out = tmp_path / "t.nwk"
+    code, _, err = run_cli(inp, "-o", out, "--band", "exact", "-v")
+    longest = int(read_sequences(inp).lengths.max())
+    assert code == 0 and f"half-width {longest}," in err

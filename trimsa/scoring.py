@@ -31,9 +31,9 @@ Which stage honours what
     the same engine, with defaults chosen by the accuracy of its alignments.
 ``"progressive"``
     The profile aligner of ``trimsa run`` (profiles, pairwise library) takes
-    both. The guide tree's triplet distances (``trimsa tree``, ``run
-    --tree-distances triplet``, ``triplet_distances``) take the same defaults,
-    through the engines above.
+    both. The guide tree's pair-score and triplet distances (``trimsa tree``, ``run
+    --tree-distances triplet``, ``pair_score_distances``, ``triplet_distances``) take
+    the same defaults, through the engines above.
 
 Defaults (:data:`DEFAULTS`, the one table of them)
 --------------------------------------------------

@@ -1,4 +1,5 @@
-"""``trimsa tree``: a guide tree (Newick, one line) from triplet scores."""
+"""``trimsa tree``: a guide tree (Newick, one line) from pairwise or triplet alignment
+scores, or from k-mers."""
 
 from __future__ import annotations
 
@@ -32,18 +33,21 @@ def _band(text: str):
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
-        "tree", help="guide tree (UPGMA or neighbour-joining) from triplet scores or k-mers",
+        "tree", help="guide tree (UPGMA or neighbour-joining) from alignment scores or k-mers",
         description="Build a guide tree and write it as one line of Newick (accepted by Clustal "
-                    "Omega --guidetree-in and TWILIGHT -t). Distances come from exact 3-way "
-                    "alignment scores (default) or from k-mers.")
+                    "Omega --guidetree-in and TWILIGHT -t). Distances come from banded "
+                    "pairwise alignment scores (default), from exact 3-way alignment scores "
+                    "or from k-mers.")
     p.add_argument("input", help="FASTA file (plain or gzip; - reads standard input)")
     p.add_argument("-o", "--output", default="-", help="Newick output (default: stdout)")
     p.add_argument("--method", choices=tuple(METHODS), default="nj",
                    help="neighbour-joining (rooted at the midpoint; default) or UPGMA")
-    p.add_argument("--tree-distances", choices=tuple(SOURCES), default="triplet",
-                   help="distances from triplet scores (default) or k-mers (the options "
-                        "below that name triplets apply to triplet distances only)")
-    g = p.add_argument_group("triplet distances")
+    p.add_argument("--tree-distances", choices=tuple(SOURCES), default="pair-score",
+                   help="distances from pairwise alignment scores (pair-score, default), "
+                        "from 3-way alignment scores (triplet) or from k-mers (kmer); the "
+                        "options below apply to pair-score and triplet distances, those that "
+                        "name triplets to triplet distances only")
+    g = p.add_argument_group("pair-score and triplet distances")
     g.add_argument("--triplets", choices=TRIPLET_CHOICES, default=None,
                    help="score all C(n,3) triplets, a sampled design, or all when the time "
                         "budget allows (default auto)")
@@ -51,22 +55,23 @@ def register(subparsers) -> None:
                    help="third sequences per pair in sampled designs (1..n-2; default: as "
                         "many as the budget allows, at least 2)")
     g.add_argument("--band", type=_band, default=None,
-                   help="half-width of the banded (not exact) triplet kernel; 'exact' for the "
-                        "exact engine, or auto (default: exact on a GPU, banded on the CPU)")
+                   help="half-width of the banded (not exact) kernels; 'exact' for exact "
+                        "scores, or auto (default: pair-score 32; triplets exact on a GPU, "
+                        "32 on the CPU)")
     g.add_argument("--time-budget", type=float, default=None,
-                   help="seconds for the prior and the triplet scoring (default 240)")
+                   help="seconds for the pairs' and the triplets' scores (default 240)")
     g.add_argument("--transform", choices=TRANSFORMS, default=None,
                    help="score-to-distance transform: deficit (1 - normalised score; default) "
                         "or fd (Feng-Doolittle, -ln of it)")
     g.add_argument("--seed", type=int, default=None,
-                   help="seed of the sampled design (default 0)")
+                   help="seed of the sampled pairs or triplets (default 0)")
     add_mode_option(g)
     add_scheduler_option(p, "score the triplets (the exact engine) or count the shared k-mers "
-                            "on Dask workers")
+                            "on Dask workers (not for pair-score distances)")
     p.add_argument("-v", "--verbose", action="store_true",
                    help="say on stderr what was done")
     p.add_argument("-q", "--quiet", action="store_true",
-                   help="no progress bar (k-mer distances, triplet scores)")
+                   help="no progress bar (k-mer distances, pairwise and triplet scores)")
     add_device_options(p)
     p.add_argument("--gpus", default=None, metavar="LIST",
                    help="the GPUs that count the shared k-mers (--tree-distances kmer), e.g. "
@@ -76,10 +81,11 @@ def register(subparsers) -> None:
     p.set_defaults(func=run)
 
 
-#: options of the triplet distances: (argparse name, keyword of triplet_distances)
-_TRIPLET_OPTIONS = (("triplets", "triplets"), ("m", "m"), ("band", "band"),
-                    ("time_budget", "time_budget"), ("transform", "transform"),
-                    ("seed", "seed"))
+#: options of the score distances: (argparse name, keyword of the source), those of both
+#: sources and those of the triplet source alone
+_SCORE_OPTIONS = (("band", "band"), ("time_budget", "time_budget"),
+                  ("transform", "transform"), ("seed", "seed"))
+_TRIPLET_OPTIONS = (("triplets", "triplets"), ("m", "m"))
 
 
 def run(args) -> int:
@@ -96,23 +102,42 @@ def run(args) -> int:
         from ..triplet.devices import parse_gpus
 
         if args.tree_distances != "kmer":
-            raise OptionError("--gpus applies to --tree-distances kmer (the triplet "
-                              "distances use every visible GPU, or Dask workers)")
+            raise OptionError(f"--gpus applies to --tree-distances kmer, not to "
+                              f"{args.tree_distances} (triplet distances use every visible "
+                              f"GPU, or Dask workers; pair-score distances the CPU)")
         options["gpus"] = parse_gpus(args.gpus)
-    given = {kw: getattr(args, name) for name, kw in _TRIPLET_OPTIONS
+    given = {kw: getattr(args, name) for name, kw in _SCORE_OPTIONS
              if getattr(args, name) is not None}
+    triplet_given = {kw: getattr(args, name) for name, kw in _TRIPLET_OPTIONS
+                     if getattr(args, name) is not None}
     if args.tree_distances == "triplet":
-        options.update(given, mode=args.mode, scoring=scoring_from_args(args, seqs.alphabet))
+        options.update(given, **triplet_given, mode=args.mode,
+                       scoring=scoring_from_args(args, seqs.alphabet))
         if options.get("band") == "exact":
             options["band"] = None
+    elif args.tree_distances == "pair-score":
+        if args.scheduler is not None:
+            raise OptionError("--scheduler applies to kmer and triplet distances; pair-score "
+                              "distances are computed in this process")
+        extra = [f"--{k}" for k in triplet_given] + (["--mode"] if args.mode != "global"
+                                                     else [])
+        if extra:
+            raise OptionError(f"{extra[0]} applies to triplet distances, not to "
+                              f"--tree-distances pair-score")
+        options.update(given, scoring=scoring_from_args(args, seqs.alphabet))
+        if options.get("band") == "exact":   # a band as wide as the longest: exact scores
+            options["band"] = int(seqs.lengths.max())
+        elif options.get("band") == "auto":
+            del options["band"]
     else:
         scoring_given = [o for o in ("match", "mismatch", "transversion", "matrix", "gap",
                                      "gap_open", "gap_extend") if getattr(args, o) is not None]
-        extra = [f"--{k.replace('_', '-')}" for k in list(given) + scoring_given]
+        extra = [f"--{k.replace('_', '-')}" for k in list(given) + list(triplet_given)
+                 + scoring_given]
         if args.mode != "global":
             extra.append("--mode")
         if extra:
-            raise OptionError(f"{extra[0]} applies to triplet distances, not to "
+            raise OptionError(f"{extra[0]} applies to pair-score and triplet distances, not to "
                               f"--tree-distances {args.tree_distances}")
     gt = build_guide_tree(seqs, distances=args.tree_distances, method=args.method,
                           progress=Progress(not args.quiet), **options)

@@ -2,7 +2,7 @@
 
 * :mod:`trimsa.tree.api`: :func:`build_guide_tree`, the one entry;
 * :mod:`trimsa.tree.distances`: the sources of distances (``kmer``,
-  ``triplet``) behind one interface, :data:`SOURCES`;
+  ``pair-score``, ``triplet``) behind one interface, :data:`SOURCES`;
 * :mod:`trimsa.tree.cluster`: neighbour joining and UPGMA (numba kernels in
   :mod:`trimsa.tree._cpu`);
 * :mod:`trimsa.tree.bounded`: UPGMA on k-mer distances without the n x n
@@ -20,6 +20,7 @@ from .distances import (
     kmer_distances,
     ls_all_triplets,
     ls_triplets,
+    pair_score_distances,
     pairwise_from_triplets,
     random_rate,
     sample_triplets,
@@ -39,6 +40,7 @@ __all__ = [
     "ls_all_triplets",
     "ls_triplets",
     "neighbor_joining",
+    "pair_score_distances",
     "pairwise_from_triplets",
     "random_rate",
     "sample_triplets",

@@ -22,7 +22,7 @@ from .distances import SOURCES
 from .guide import GuideTree
 
 Method = Literal["nj", "upgma"]
-Source = Literal["kmer", "triplet"]
+Source = Literal["kmer", "pair-score", "triplet"]
 
 
 def _check_choice(value, allowed, what):
@@ -37,7 +37,7 @@ def _check_choice(value, allowed, what):
 MATRIX_BYTES = 2 * 2 ** 30
 
 
-def build_guide_tree(seqs, *, distances: Source = "triplet", method: Method = "nj",
+def build_guide_tree(seqs, *, distances: Source = "pair-score", method: Method = "nj",
                      verbose: bool = False, matrix_bytes: float | None = None,
                      progress=None, **options) -> GuideTree:
     """Guide tree of ``seqs``: distances from the source ``distances``, then ``method``.
@@ -47,7 +47,10 @@ def build_guide_tree(seqs, *, distances: Source = "triplet", method: Method = "n
     seqs
         A :class:`~trimsa.io.SequenceSet`, FASTA path, SeqRecords, pairs or strings.
     distances
-        A source of :data:`~trimsa.tree.distances.SOURCES`: ``"triplet"``
+        A source of :data:`~trimsa.tree.distances.SOURCES`: ``"pair-score"`` (banded
+        pairwise alignment scores, :func:`~trimsa.tree.distances.pair_score_distances`;
+        the default: closer to the true trees than the triplet source on the tune
+        splits, docs/tree.md), ``"triplet"``
         (:func:`~trimsa.tree.distances.triplet_distances`) or ``"kmer"``
         (:func:`~trimsa.tree.distances.kmer_distances`).
     method
@@ -61,14 +64,16 @@ def build_guide_tree(seqs, *, distances: Source = "triplet", method: Method = "n
         to this many bytes); other sources and methods are an error.
     progress
         Called as ``progress(done, total, stage)`` while the k-mer distances are
-        computed (the passes over all pairs), a sampled design's prior pairs scored
+        computed (the passes over all pairs), the pair-score source's pairs scored
+        (stage ``"tree: pairwise scores"``), a sampled design's prior pairs scored
         (stage ``"tree: pairwise prior"``) or the triplets scored (stage
         ``"tree: triplets"``; not with a scheduler).
     **options
         The source's own options (an option the source does not take is an
-        error): ``device``, ``threads`` and ``scheduler`` for both, ``gpus`` for
-        ``kmer``; ``scoring``, ``mode``, ``triplets``, ``m``, ``band``,
-        ``time_budget``, ``transform``, ``damp`` and ``seed`` for the triplet source.
+        error): ``device`` and ``threads`` for all, ``scheduler`` for ``kmer`` and
+        ``triplet``, ``gpus`` for ``kmer``; ``scoring``, ``band``, ``time_budget``,
+        ``transform`` and ``seed`` for ``pair-score`` and ``triplet``; ``mode``,
+        ``triplets``, ``m`` and ``damp`` for the triplet source.
 
     Examples
     --------

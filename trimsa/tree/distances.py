@@ -9,6 +9,11 @@ source by that name. To add a distance, write a function that returns a
 ``kmer`` (:func:`kmer_distances`)
     ``1 - shared / min`` over each sequence's set of distinct k-mers (6-mers
     for DNA, 3-mers for protein); fast, alignment-free.
+``pair-score`` (:func:`pair_score_distances`)
+    Score deficits of banded global pairwise alignments (linear or natural affine
+    gaps): every pair's score while the time budget allows, beyond it the nearest
+    pairs by k-mer distance and some at random, the others' estimated from their
+    k-mer distances; the same transform as the triplet source's step 3.
 ``triplet`` (:func:`triplet_distances`)
     From exact (or banded) 3-way alignment scores:
 
@@ -105,7 +110,9 @@ class Distances:
         pairwise scores were computed: see :func:`pairwise_prior`); the k-mer
         source keeps ``k`` (and, built in bounded memory, ``neighbours``, ``sparse_joins``,
         ``dense_clusters``, ``evaluated``, ``matrix_bytes``: :func:`trimsa.tree.bounded.kmer_upgma`);
-        the aligner's ``pairwise`` distances (corrected
+        the ``pair-score`` source keeps ``estimates``, ``band``, ``device``, ``pairs``
+        (all pairs), ``prior_pairs`` (pairs scored), ``gaps`` and ``cells`` (None when not
+        every pair was scored); the aligner's ``pairwise`` distances (corrected
         p-distances of the consistency library's pairwise alignments, see
         :class:`trimsa.progressive.Aligner`) keep ``pairs`` and ``cells``.
     timings
@@ -133,6 +140,12 @@ class Distances:
             if i.get("pairwise_prior"):
                 text += (f" and the pairs' global scores, which decide what the triplets of "
                          f"{n} sequences leave open")
+            return text
+        if self.source == "pair-score":
+            text = (f"banded pairwise scores (half-width {i['band']}, gaps {i['gaps']}) of "
+                    f"{i['prior_pairs']} of {i['pairs']} pairs on the cpu")
+            if i["prior_pairs"] < i["pairs"]:
+                text += "; the others' from k-mer distances"
             return text
         if self.source == "kmer" and "neighbours" in i:
             return (f"{i['k']}-mer distances in bounded memory ({i['neighbours']} nearest "
@@ -914,6 +927,23 @@ def pairwise_prior(seqs: SequenceSet, scoring: Scoring, band: int, rho: float,
 TRIPLET_SHARE = 1.0 - PRIOR_SHARE
 
 
+def _budgeted_pairs(seqs, scoring, band, seconds, nthreads, seed, progress):
+    """:func:`pairwise_prior` with as many pairs as ``seconds`` allow at the banded
+    pairwise kernel's rate (:data:`trimsa.triplet.plan.RATES`); returns the estimates,
+    the pairs scored, the random rate ``rho`` of banded pairs and the seconds the pairs
+    were costed at. The seconds are estimated from cells, not measured, so that the same
+    input, options and threads give the same pairs."""
+    rho = random_rate(seqs, triplet=False, band=band, scoring=scoring, seed=seed,
+                      threads=nthreads)
+    rate = _rate("cpu", "band-pair", nthreads)
+    pair_cells = (seqs.lengths.mean() + 1.0) * (2 * band + 1)
+    n = len(seqs)
+    max_pairs = int(min(n * (n - 1) // 2, seconds * rate / pair_cells))
+    est, pairs = pairwise_prior(seqs, scoring, band, rho, max_pairs, threads=nthreads,
+                                seed=seed, progress=progress)
+    return est, pairs, rho, pairs * pair_cells / rate
+
+
 def triplet_seconds(time_budget: float, prior_seconds: float) -> float:
     """Seconds the sampled triplets get: what the prior left of ``time_budget``, but at
     least :data:`TRIPLET_SHARE` of it (the prior keeps to :data:`PRIOR_SHARE` of the
@@ -946,7 +976,8 @@ def triplet_distances(seqs, *, scoring: Scoring | None = None, mode: str = "glob
         the exact engine and the banded kernels alike. ``scoring`` None takes
         ``trimsa run``'s (the ``"progressive"`` defaults of
         :data:`trimsa.scoring.DEFAULTS`: for DNA 1 / -1, gaps -3 / -1), so that
-        ``trimsa tree`` builds the tree ``run --tree-distances triplet`` builds.
+        ``trimsa tree --tree-distances triplet`` builds the tree ``run --tree-distances
+        triplet`` builds.
     triplets
         ``"all"``: every ``C(n, 3)`` triplet, closed-form least squares.
         ``"sampled"``: each pair gets ``m`` third sequences within the budget,
@@ -1000,7 +1031,8 @@ def triplet_distances(seqs, *, scoring: Scoring | None = None, mode: str = "glob
         raise OptionError(f"time budget must be positive, got {time_budget}")
     seqs = as_sequence_set(seqs)
     seqs.require(3, "a guide tree from triplets",
-                  "k-mer distances (--tree-distances kmer, distances='kmer') take 2")
+                  "pair-score or k-mer distances (--tree-distances pair-score or kmer, "
+                  "distances='pair-score' or 'kmer') take 2")
     sc = scoring_for(seqs, scoring, "progressive")
     n = len(seqs)
     from ..triplet._checks import check_memory
@@ -1097,22 +1129,14 @@ def _triplet_distances(seqs, sc, mode, triplets, m, band, time_budget, transform
         # prior: banded global pairwise scores of all pairs, or of the pairs the budget
         # allows with the rest filled in from k-mer distances (see pairwise_prior)
         t0 = time.perf_counter()
-        pband = DEFAULT_BAND if band is None else band
         iu, ju = np.triu_indices(n, 1)
-        rho2 = random_rate(seqs, triplet=False, band=pband, scoring=sc, seed=seed,
-                           threads=threads)
-        # the prior's seconds estimated from its cells, not measured, so that the same
-        # input, options, device and threads give the same design
-        prior_rate = _rate("cpu", "band-pair", nthreads)
-        pair_cells = (lengths.mean() + 1.0) * (2 * pband + 1)
-        max_pairs = int(min(iu.size, PRIOR_SHARE * time_budget * prior_rate / pair_cells))
-        prior, prior_pairs = pairwise_prior(seqs, sc, pband, rho2, max_pairs,
-                                            threads=threads, seed=seed, progress=progress)
+        prior, prior_pairs, rho2, prior_seconds = _budgeted_pairs(
+            seqs, sc, DEFAULT_BAND if band is None else band, PRIOR_SHARE * time_budget,
+            nthreads, seed, progress)
         ps = prior[iu, ju]
         D_prior = score_distances(prior, self_sc, lengths, rho2, kind=transform)
         timings["prior"] = time.perf_counter() - t0
         t0 = time.perf_counter()
-        prior_seconds = prior_pairs * pair_cells / prior_rate
         budget_cells = triplet_seconds(time_budget, prior_seconds) * rate
         max_trip = int(max(1, budget_cells // per_triplet))
         pairs = n * (n - 1) // 2
@@ -1164,5 +1188,91 @@ def _triplet_distances(seqs, sc, mode, triplets, m, band, time_budget, transform
     return Distances(seqs.names, D, "triplet", info, timings)
 
 
+def pair_score_distances(seqs, *, scoring: Scoring | None = None, band: int = DEFAULT_BAND,
+                         time_budget: float = DEFAULT_TIME_BUDGET,
+                         transform: str = "deficit", device: str = "cpu", threads: int = 0,
+                         seed: int = 0, progress=None) -> Distances:
+    """Distances from banded global pairwise alignment scores (see the module's notes).
+
+    The pairs' scores are those of a sampled triplet design's prior
+    (:func:`pairwise_prior`), with the whole time budget: every pair's banded score
+    when they fit, otherwise the pairs that fit (each sequence's nearest neighbours by
+    k-mer distance, and some at random) and, for the others, the similarity that scored
+    pairs have at the same k-mer distance. The score-to-distance transform is the
+    triplet source's (:func:`score_distances`), with the random rate of shuffled pairs.
+
+    Parameters
+    ----------
+    seqs
+        A :class:`~trimsa.io.SequenceSet`, FASTA path, SeqRecords, pairs or strings
+        (at least 2 sequences).
+    scoring
+        Scores and gaps (linear or natural affine); None takes ``trimsa run``'s (the
+        ``"progressive"`` defaults of :data:`trimsa.scoring.DEFAULTS`).
+    band
+        Half-width of the band around each pair's diagonal, ``>= 1``; a band as wide
+        as the longer sequence gives the exact global score.
+    time_budget
+        Seconds for the pairs' scores, converted to cells at the banded pairwise
+        kernel's rate (:data:`trimsa.triplet.plan.RATES`; an estimate, not a
+        measurement, so that the same input and options give the same distances).
+    transform
+        ``"deficit"`` or ``"fd"`` (see :func:`score_distances`).
+    device, threads
+        ``"cpu"`` or ``"auto"``: the banded kernel runs on the CPU (``"gpu"`` is an
+        error); CPU threads (0 = all cores).
+    seed
+        Seed of the random pairs (a partial set of pairs) and of the shuffles.
+    progress
+        Called as ``progress(done, total, "pairwise scores")`` while pairs are scored.
+    """
+    _check_choice(transform, TRANSFORMS, "distance transform")
+    if not (time_budget > 0):
+        raise OptionError(f"time budget must be positive, got {time_budget}")
+    check_device(device)
+    if device == "gpu":
+        raise OptionError("pair-score distances are computed on the CPU (the banded pairwise "
+                          "kernel); use device 'cpu' or 'auto', or triplet distances on the "
+                          "GPU")
+    if isinstance(band, bool) or not isinstance(band, (int, np.integer)) or band < 1:
+        raise OptionError(f"band must be an integer >= 1, got {band!r}")
+    if int(seed) < 0:
+        raise OptionError(f"seed must be >= 0, got {seed}")
+    seqs = as_sequence_set(seqs)
+    seqs.require(2, "a guide tree from pairwise scores")
+    sc = scoring_for(seqs, scoring, "progressive")
+    n = len(seqs)
+    from ..triplet._checks import check_memory
+
+    check_memory(PAIR_SCORE_ARRAYS * 8.0 * n * n,
+                 f"a guide tree from the pairwise scores of {n} sequences (about "
+                 f"{PAIR_SCORE_ARRAYS} {n} x {n} arrays at once)")
+    lengths = seqs.lengths
+    band = int(min(band, max(1, int(lengths.max()))))
+    nthreads = _numba.set_threads(threads)
+    report = None if progress is None else (
+        lambda done, total, part=None: progress(done, total, "pairwise scores"))
+    t0 = time.perf_counter()
+    est, pairs, rho, _ = _budgeted_pairs(seqs, sc, band, time_budget, nthreads, seed, report)
+    t1 = time.perf_counter()
+    self_sc = self_scores(seqs, sc)
+    D = score_distances(est, self_sc, lengths, rho, kind=transform)
+    timings = {"pairs": t1 - t0, "distances": time.perf_counter() - t1}
+    iu, ju = np.triu_indices(n, 1)
+    info = dict(estimates=est, band=band, device="cpu", pairs=n * (n - 1) // 2,
+                prior_pairs=pairs,
+                gaps=(f"{sc.gap_extend}" if sc.linear else f"{sc.gap_open} / {sc.gap_extend}"))
+    if pairs == iu.size:   # the kernel's cells: (longer + 1) (2w + 1) per pair
+        info["cells"] = int(np.sum(np.maximum(lengths[iu], lengths[ju]) + 1)) * (2 * band + 1)
+    else:
+        info["cells"] = None
+    return Distances(seqs.names, D, "pair-score", info, timings)
+
+
+#: The pair-score source's peak memory in ``n x n`` float64 arrays (its estimates, the
+#: k-mer distances of a partial set of pairs, the distances and their temporaries).
+PAIR_SCORE_ARRAYS = 8
+
 #: Distance sources by name (see the module's notes).
-SOURCES = {"kmer": kmer_distances, "triplet": triplet_distances}
+SOURCES = {"kmer": kmer_distances, "pair-score": pair_score_distances,
+           "triplet": triplet_distances}

@@ -251,6 +251,7 @@ class GuideTree:
         if self.distances is not None:
             what += f" from {self.distances.describe()}"
             if self.distances.info.get("cells"):
-                what += f"; {self.distances.info['cells']:.3g} triplet cells"
+                kind = "triplet" if self.distances.source == "triplet" else "pairwise"
+                what += f"; {self.distances.info['cells']:.3g} {kind} cells"
         return f"{what} in {t:.1f} s"
 
