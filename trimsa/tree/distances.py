@@ -1214,8 +1214,9 @@ def pair_score_distances(seqs, *, scoring: Scoring | None = None, band: int = DE
         as the longer sequence gives the exact global score.
     time_budget
         Seconds for the pairs' scores, converted to cells at the banded pairwise
-        kernel's rate (:data:`trimsa.triplet.plan.RATES`; an estimate, not a
-        measurement, so that the same input and options give the same distances).
+        kernel's rate (:data:`trimsa.triplet.plan.RATES`, which scales with the
+        threads; an estimate, not a measurement, so that the same input, options and
+        thread count give the same distances).
     transform
         ``"deficit"`` or ``"fd"`` (see :func:`score_distances`).
     device, threads
@@ -1270,7 +1271,9 @@ def pair_score_distances(seqs, *, scoring: Scoring | None = None, band: int = DE
 
 
 #: The pair-score source's peak memory in ``n x n`` float64 arrays (its estimates, the
-#: k-mer distances of a partial set of pairs, the distances and their temporaries).
+#: k-mer distances of a partial set of pairs, the distances and their temporaries; 6.0
+#: with all pairs and 6.7 with a partial set measured with ``tracemalloc`` for 1,500
+#: sequences: eval/experiments/2026-11-29-pair-score-tree/memory.log).
 PAIR_SCORE_ARRAYS = 8
 
 #: Distance sources by name (see the module's notes).
