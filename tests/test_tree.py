@@ -1054,6 +1054,7 @@ def test_pair_score_bad_options(options, words):
     (["--m", "2"], "--m applies to triplet distances, not to --tree-distances pair-score"),
     (["--mode", "local"], "--mode applies to triplet distances"),
     (["--tree-distances", "kmer", "--band", "4"], "--band applies to pair-score and triplet"),
+    (["--device", "gpu"], "--device gpu: pair-score distances are computed on the CPU"),
 ])
 def test_cli_pair_score_options(run_cli, tmp_path, extra, words):
     out = tmp_path / "t.nwk"

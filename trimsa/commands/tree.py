@@ -119,6 +119,10 @@ def run(args) -> int:
         if args.scheduler is not None:
             raise OptionError("--scheduler applies to kmer and triplet distances; pair-score "
                               "distances are computed in this process")
+        if args.device == "gpu":
+            raise OptionError("--device gpu: pair-score distances are computed on the CPU; "
+                              "use --device cpu or auto, or --tree-distances triplet to score "
+                              "triplets on the GPU")
         extra = [f"--{k}" for k in triplet_given] + (["--mode"] if args.mode != "global"
                                                      else [])
         if extra:
