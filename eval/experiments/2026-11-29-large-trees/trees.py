@@ -4,6 +4,8 @@ Variants of `Aligner` (label -> options); each set's alignment scored against it
 alignment (SPFN, SPFP, TC) and the guide tree against its true tree (nRF).
 
     python trees.py DATA_DIR SET,SET,... VARIANT,VARIANT,... OUT.tsv
+
+SET may be a path relative to DATA_DIR (e.g. ``../sim/msa-N256-h0.2``).
 """
 import sys
 import time
@@ -41,7 +43,8 @@ def main():
             d = data / name
             ref = next(d / f for f in ("true.fa", "true.fa.gz") if (d / f).exists())
             true = dendropy.Tree.get(path=str(d / "tree.nwk"), schema="newick",
-                                     preserve_underscores=True)
+                                     preserve_underscores=True) \
+                if (d / "tree.nwk").exists() else None   # the real families have none
             for v in variants:
                 t = time.perf_counter()
                 if v in GIVEN:
@@ -58,7 +61,8 @@ def main():
                                                               VARIANTS[v], 2)
                     tree = next(s.method for s in res.stages if s.name == "guide tree")
                 row = [name, v, f"{spfn:.4f}", f"{spfp:.4f}", f"{tc:.4f}",
-                       f"{nrf(true, res.newick()):.4f}", f"{wall:.1f}", tree]
+                       f"{nrf(true, res.newick()):.4f}" if true else "nan", f"{wall:.1f}",
+                       tree]
                 print("\t".join(row), flush=True)
                 fo.write("\t".join(row) + "\n")
                 fo.flush()
