@@ -1069,3 +1069,11 @@ def test_cli_pair_score_exact_band(run_cli, tmp_path):
     code, _, err = run_cli(inp, "-o", out, "--band", "exact", "-v")
     longest = int(read_sequences(inp).lengths.max())
     assert code == 0 and f"half-width {longest}," in err
+
+
+def test_newick_writes_no_negative_zero_lengths():
+    """Feng-Doolittle distances of identical sequences are -ln(1) = -0.0; UPGMA's
+    branch lengths between them are then -0.0, which Newick should read 0."""
+    seqs = [("a", "ACGTACGTAC"), ("b", "ACGTACGTAC"), ("c", "ACGTACGTAC"), ("d", "ACGAACGTTC")]
+    text = build_guide_tree(seqs, transform="fd", method="upgma", threads=1).newick()
+    assert "-0" not in text and ":0," in text

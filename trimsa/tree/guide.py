@@ -218,11 +218,11 @@ class GuideTree:
                 continue
             if v < n:
                 out.append(_label(self.names[v]))
-                if v != self.root:
-                    out.append(f":{self.length[v]:.6g}")
+                if v != self.root:   # + 0.0: a length of -0.0 is written 0
+                    out.append(f":{self.length[v] + 0.0:.6g}")
                 continue
             out.append("(")
-            stack.append((True, ")" if v == self.root else f"):{self.length[v]:.6g}"))
+            stack.append((True, ")" if v == self.root else f"):{self.length[v] + 0.0:.6g}"))
             kids = self.children[v - n]
             for i in range(len(kids) - 1, -1, -1):
                 stack.append((False, kids[i]))
