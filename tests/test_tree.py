@@ -1036,7 +1036,6 @@ def test_pair_score_default_tree_and_its_options():
 
 
 @pytest.mark.parametrize("options, words", [
-    (dict(device="gpu"), "computed on the CPU"),
     (dict(band=0), "band must be an integer >= 1"),
     (dict(band=2.5), "band must be an integer >= 1"),
     (dict(transform="log"), "unknown distance transform"),
@@ -1054,7 +1053,6 @@ def test_pair_score_bad_options(options, words):
     (["--m", "2"], "--m applies to triplet distances, not to --tree-distances pair-score"),
     (["--mode", "local"], "--mode applies to triplet distances"),
     (["--tree-distances", "kmer", "--band", "4"], "--band applies to pair-score and triplet"),
-    (["--device", "gpu"], "--device gpu: pair-score distances are computed on the CPU"),
 ])
 def test_cli_pair_score_options(run_cli, tmp_path, extra, words):
     out = tmp_path / "t.nwk"
@@ -1077,3 +1075,60 @@ def test_newick_writes_no_negative_zero_lengths():
     seqs = [("a", "ACGTACGTAC"), ("b", "ACGTACGTAC"), ("c", "ACGTACGTAC"), ("d", "ACGAACGTTC")]
     text = build_guide_tree(seqs, transform="fd", method="upgma", threads=1).newick()
     assert "-0" not in text and ":0," in text
+
+
+def test_pair_scores_on_the_gpu_without_cupy_say_what_to_install(monkeypatch):
+    import sys
+
+    from trimsa.errors import BackendUnavailableError
+
+    monkeypatch.setitem(sys.modules, "cupy", None)
+    with pytest.raises(BackendUnavailableError, match="CuPy"):
+        build_guide_tree(random_seqs(5, 30, 2), device="gpu")
+    assert build_guide_tree(random_seqs(5, 30, 2), device="auto").distances.info["device"] \
+        == "cpu"
+
+
+def _random_set(rng, n, alphabet, lo, hi):
+    return [(f"r{i}", "".join(rng.choice(list(alphabet), int(rng.integers(lo, hi + 1)))))
+            for i in range(n)]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("protein", [False, True], ids=["dna", "protein"])
+def test_band_pair_scores_on_the_gpu_equal_the_cpus(protein):
+    """Random sets of lengths 1-300 (equal lengths, a pair with itself, both orders),
+    linear and affine gaps, bands from 1 to wider than the sequences."""
+    rng = np.random.default_rng(17 + protein)
+    letters = "ACDEFGHIKLMNPQRSTVWY" if protein else "ACGT"
+    for trial in range(6):
+        twin = "".join(letters[k % len(letters)] for k in range(4 + trial))
+        twins = [("same1", twin), ("same2", twin)]
+        seqs = as_sequence_set(_random_set(rng, 24, letters, 1, 300) + twins)
+        n = len(seqs)
+        pairs = rng.integers(0, n, size=(400, 2))
+        pairs = np.concatenate([pairs, pairs[:, ::-1], [[n - 2, n - 1], [n - 1, n - 2], [0, 0]]])
+        if protein:
+            sc = Scoring.for_alphabet(seqs.alphabet, stage="progressive") if trial % 2 else \
+                Scoring.for_alphabet(seqs.alphabet, gap=-4)
+        else:
+            sc = Scoring.dna(2, -1, gap_open=-5, gap_extend=-1) if trial % 2 else \
+                Scoring.dna(1, -1, gap=-3)
+        for band in (1, 3, 32, 400):
+            cpu = band_pair_scores(seqs, pairs, band=band, scoring=sc, threads=2)
+            gpu = band_pair_scores(seqs, pairs, band=band, scoring=sc, device="gpu")
+            np.testing.assert_array_equal(gpu, cpu)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("budget", [240.0, 1e-7], ids=["all-pairs", "partial"])
+def test_pair_score_distances_on_the_gpu_equal_the_cpus(budget):
+    """The same pairs give the same distances; a budget this small scores the least
+    set of pairs (n near ones and 200 at random) at either device's rate."""
+    seqs = as_sequence_set(random_seqs(40, 80, 5))
+    gpu = build_guide_tree(seqs, device="gpu", time_budget=budget)
+    cpu = build_guide_tree(seqs, device="cpu", time_budget=budget, threads=2)
+    assert gpu.distances.info["device"] == "gpu" and cpu.distances.info["device"] == "cpu"
+    assert gpu.distances.info["prior_pairs"] == cpu.distances.info["prior_pairs"]
+    np.testing.assert_array_equal(gpu.distances.matrix, cpu.distances.matrix)
+    assert gpu.newick() == cpu.newick()

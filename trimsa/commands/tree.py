@@ -103,8 +103,8 @@ def run(args) -> int:
 
         if args.tree_distances != "kmer":
             raise OptionError(f"--gpus applies to --tree-distances kmer, not to "
-                              f"{args.tree_distances} (triplet distances use every visible "
-                              f"GPU, or Dask workers; pair-score distances the CPU)")
+                              f"{args.tree_distances} (pair-score and triplet distances use "
+                              f"one GPU; triplets also Dask workers)")
         options["gpus"] = parse_gpus(args.gpus)
     given = {kw: getattr(args, name) for name, kw in _SCORE_OPTIONS
              if getattr(args, name) is not None}
@@ -119,10 +119,6 @@ def run(args) -> int:
         if args.scheduler is not None:
             raise OptionError("--scheduler applies to kmer and triplet distances; pair-score "
                               "distances are computed in this process")
-        if args.device == "gpu":
-            raise OptionError("--device gpu: pair-score distances are computed on the CPU; "
-                              "use --device cpu or auto, or --tree-distances triplet to score "
-                              "triplets on the GPU")
         extra = [f"--{k}" for k in triplet_given] + (["--mode"] if args.mode != "global"
                                                      else [])
         if extra:

@@ -143,7 +143,7 @@ class Distances:
             return text
         if self.source == "pair-score":
             text = (f"banded pairwise scores (half-width {i['band']}, gaps {i['gaps']}) of "
-                    f"{i['prior_pairs']} of {i['pairs']} pairs on the cpu")
+                    f"{i['prior_pairs']} of {i['pairs']} pairs on the {i['device']}")
             if i["prior_pairs"] < i["pairs"]:
                 text += "; the others' from k-mer distances"
             return text
@@ -822,23 +822,26 @@ PRIOR_BINS = 50
 PRIOR_DAMP = 0.1
 
 
-def _pair_scores(seqs, pairs, band, scoring, threads, progress):
-    """Banded pairwise scores of ``pairs``; with ``progress``, in blocks after each of
-    which ``progress(done, total, "pairwise prior")`` is called: the same scores."""
+def _pair_scores(seqs, pairs, band, scoring, threads, progress, device="cpu"):
+    """Banded pairwise scores of ``pairs`` on ``device`` (``"cpu"`` or ``"gpu"``: the same
+    scores); with ``progress``, in blocks after each of which ``progress(done, total,
+    "pairwise prior")`` is called: the same scores."""
     if progress is None:
-        return band_pair_scores(seqs, pairs, band=band, scoring=scoring, threads=threads)
+        return band_pair_scores(seqs, pairs, band=band, scoring=scoring, threads=threads,
+                                device=device)
     total = len(pairs)
     step = max(PROGRESS_BLOCK, -(-total // PROGRESS_STEPS))
     out = []
     for lo in range(0, total, step):
         out.append(band_pair_scores(seqs, pairs[lo:lo + step], band=band, scoring=scoring,
-                                    threads=threads))
+                                    threads=threads, device=device))
         progress(min(lo + step, total), total, "pairwise prior")
     return np.concatenate(out) if out else np.zeros(0, np.int64)
 
 
 def pairwise_prior(seqs: SequenceSet, scoring: Scoring, band: int, rho: float,
-                   max_pairs: int, *, threads: int = 0, seed: int = 0, progress=None):
+                   max_pairs: int, *, threads: int = 0, seed: int = 0, progress=None,
+                   device: str = "cpu"):
     """The prior of a sampled design: ``(n, n)`` pairwise score estimates (diagonal: the
     self-scores) and the number of pairs scored for it.
 
@@ -853,7 +856,8 @@ def pairwise_prior(seqs: SequenceSet, scoring: Scoring, band: int, rho: float,
     interpolated, plus offsets ``c_i + c_j`` per sequence fitted to the scored pairs'
     residuals (least squares damped by :data:`PRIOR_DAMP`). Deterministic for a seed.
     ``progress``, when given, is called as ``progress(done, total, "pairwise prior")``
-    while the pairs are scored (in blocks, with the same scores).
+    while the pairs are scored (in blocks, with the same scores). ``device``: where the
+    pairs are scored, ``"cpu"`` or ``"gpu"`` (the same scores).
     """
     n = len(seqs)
     iu, ju = np.triu_indices(n, 1)
@@ -861,7 +865,8 @@ def pairwise_prior(seqs: SequenceSet, scoring: Scoring, band: int, rho: float,
     prior = np.zeros((n, n))
     np.fill_diagonal(prior, self_sc)
     if iu.size <= max_pairs:
-        ps = _pair_scores(seqs, np.stack([iu, ju], 1), band, scoring, threads, progress)
+        ps = _pair_scores(seqs, np.stack([iu, ju], 1), band, scoring, threads, progress,
+                          device)
         prior[iu, ju] = prior[ju, iu] = ps
         return prior, int(iu.size)
     from scipy.optimize import isotonic_regression
@@ -889,7 +894,7 @@ def pairwise_prior(seqs: SequenceSet, scoring: Scoring, band: int, rho: float,
     rand = rng.choice(iu.size, size=n_rand, replace=False)
     flat = np.union1d(flat, rand)
     ps = _pair_scores(seqs, np.stack([iu[flat], ju[flat]], 1), band, scoring, threads,
-                      progress)
+                      progress, device)
     L = seqs.lengths.astype(np.float64)
     e = rho * (L[iu] + L[ju]) / 2.0
     top = np.maximum((self_sc[iu] + self_sc[ju]) / 2.0 - e, 1e-9)
@@ -927,20 +932,21 @@ def pairwise_prior(seqs: SequenceSet, scoring: Scoring, band: int, rho: float,
 TRIPLET_SHARE = 1.0 - PRIOR_SHARE
 
 
-def _budgeted_pairs(seqs, scoring, band, seconds, nthreads, seed, progress):
-    """:func:`pairwise_prior` with as many pairs as ``seconds`` allow at the banded
-    pairwise kernel's rate (:data:`trimsa.triplet.plan.RATES`); returns the estimates,
+def _budgeted_pairs(seqs, scoring, band, seconds, nthreads, seed, progress, device="cpu"):
+    """:func:`pairwise_prior` on ``device`` (``"cpu"`` or ``"gpu"``) with as many pairs as
+    ``seconds`` allow at the banded pairwise kernel's rate there
+    (:data:`trimsa.triplet.plan.RATES`); returns the estimates,
     the pairs scored, the random rate ``rho`` of banded pairs and the seconds the pairs
     were costed at. The seconds are estimated from cells, not measured, so that the same
     input, options and threads give the same pairs."""
     rho = random_rate(seqs, triplet=False, band=band, scoring=scoring, seed=seed,
                       threads=nthreads)
-    rate = _rate("cpu", "band-pair", nthreads)
+    rate = _rate(device, "band-pair", nthreads)
     pair_cells = (seqs.lengths.mean() + 1.0) * (2 * band + 1)
     n = len(seqs)
     max_pairs = int(min(n * (n - 1) // 2, seconds * rate / pair_cells))
     est, pairs = pairwise_prior(seqs, scoring, band, rho, max_pairs, threads=nthreads,
-                                seed=seed, progress=progress)
+                                seed=seed, progress=progress, device=device)
     return est, pairs, rho, pairs * pair_cells / rate
 
 
@@ -1132,7 +1138,7 @@ def _triplet_distances(seqs, sc, mode, triplets, m, band, time_budget, transform
         iu, ju = np.triu_indices(n, 1)
         prior, prior_pairs, rho2, prior_seconds = _budgeted_pairs(
             seqs, sc, DEFAULT_BAND if band is None else band, PRIOR_SHARE * time_budget,
-            nthreads, seed, progress)
+            nthreads, seed, progress, "cpu" if client is not None else dev)
         ps = prior[iu, ju]
         D_prior = score_distances(prior, self_sc, lengths, rho2, kind=transform)
         timings["prior"] = time.perf_counter() - t0
@@ -1220,8 +1226,10 @@ def pair_score_distances(seqs, *, scoring: Scoring | None = None, band: int = DE
     transform
         ``"deficit"`` or ``"fd"`` (see :func:`score_distances`).
     device, threads
-        ``"cpu"`` or ``"auto"``: the banded kernel runs on the CPU (``"gpu"`` is an
-        error); CPU threads (0 = all cores).
+        Where the pairs are scored: ``"cpu"``, ``"gpu"`` (the same scores, bit for bit)
+        or ``"auto"`` (the GPU when one is visible, said on stderr); CPU threads (0 = all
+        cores). The budget's rate is the device's, so a partial set of pairs depends on
+        the device (and on the threads on the CPU).
     seed
         Seed of the random pairs (a partial set of pairs) and of the shuffles.
     progress
@@ -1231,10 +1239,6 @@ def pair_score_distances(seqs, *, scoring: Scoring | None = None, band: int = DE
     if not (time_budget > 0):
         raise OptionError(f"time budget must be positive, got {time_budget}")
     check_device(device)
-    if device == "gpu":
-        raise OptionError("pair-score distances are computed on the CPU (the banded pairwise "
-                          "kernel); use device 'cpu' or 'auto', or triplet distances on the "
-                          "GPU")
     if isinstance(band, bool) or not isinstance(band, (int, np.integer)) or band < 1:
         raise OptionError(f"band must be an integer >= 1, got {band!r}")
     if int(seed) < 0:
@@ -1250,17 +1254,19 @@ def pair_score_distances(seqs, *, scoring: Scoring | None = None, band: int = DE
                  f"{PAIR_SCORE_ARRAYS} {n} x {n} arrays at once)")
     lengths = seqs.lengths
     band = int(min(band, max(1, int(lengths.max()))))
+    dev = resolve_device(device)
     nthreads = _numba.set_threads(threads)
     report = None if progress is None else (
         lambda done, total, part=None: progress(done, total, "pairwise scores"))
     t0 = time.perf_counter()
-    est, pairs, rho, _ = _budgeted_pairs(seqs, sc, band, time_budget, nthreads, seed, report)
+    est, pairs, rho, _ = _budgeted_pairs(seqs, sc, band, time_budget, nthreads, seed, report,
+                                         dev)
     t1 = time.perf_counter()
     self_sc = self_scores(seqs, sc)
     D = score_distances(est, self_sc, lengths, rho, kind=transform)
     timings = {"pairs": t1 - t0, "distances": time.perf_counter() - t1}
     iu, ju = np.triu_indices(n, 1)
-    info = dict(estimates=est, band=band, device="cpu", pairs=n * (n - 1) // 2,
+    info = dict(estimates=est, band=band, device=dev, pairs=n * (n - 1) // 2,
                 prior_pairs=pairs,
                 gaps=(f"{sc.gap_extend}" if sc.linear else f"{sc.gap_open} / {sc.gap_extend}"))
     if pairs == iu.size:   # the kernel's cells: (longer + 1) (2w + 1) per pair

@@ -1,4 +1,5 @@
-"""Banded (not exact) global scores of triplets and pairs, on the CPU.
+"""Banded (not exact) global scores of triplets and pairs, on the CPU (pairs also on
+the GPU: :mod:`trimsa.triplet._gpu_band`, the same scores).
 
 The band of half-width ``band`` keeps, in each layer of the longest sequence,
 the cells within ``band`` of the diagonal of the cube (or square); the kernels
@@ -25,7 +26,8 @@ from ._checks import scoring_for
 DEFAULT_BAND = 32
 
 
-def _run_band(kernel: str, seqs, index, width: int, band: int, scoring, threads: int):
+def _run_band(kernel: str, seqs, index, width: int, band: int, scoring, threads: int,
+              gpu: bool = False):
     from . import _band
 
     seqs = as_sequence_set(seqs)
@@ -37,6 +39,11 @@ def _run_band(kernel: str, seqs, index, width: int, band: int, scoring, threads:
     idx = np.ascontiguousarray(index, dtype=np.int64).reshape(-1, width)
     if idx.size and (idx.min() < 0 or idx.max() >= len(seqs)):
         raise OptionError(f"sequence index outside 0..{len(seqs) - 1}")
+    if gpu:   # pairs only: the same scores on the GPU
+        from . import _gpu_band
+
+        return _gpu_band.band_pair_scores(seqs.codes, seqs.offsets, idx, sc.table,
+                                          int(sc.gap_open), int(sc.gap_extend), int(band))
     out = np.zeros(idx.shape[0], dtype=np.int64)
     if idx.shape[0]:
         _numba.set_threads(threads)
@@ -59,7 +66,13 @@ def band_triplet_scores(seqs, triplets, *, band: int = DEFAULT_BAND, scoring=Non
 
 
 def band_pair_scores(seqs, pairs, *, band: int = DEFAULT_BAND, scoring=None,
-                     threads: int = 0) -> np.ndarray:
+                     threads: int = 0, device: str = "cpu") -> np.ndarray:
     """Global pairwise scores restricted to a band of half-width ``band`` (``int64``),
-    linear or natural affine gaps (a run of ``L`` gaps scores ``gap_open + gap_extend L``)."""
-    return _run_band("band_pair_batch", seqs, pairs, 2, band, scoring, threads)
+    linear or natural affine gaps (a run of ``L`` gaps scores ``gap_open + gap_extend L``).
+
+    ``device``: ``"cpu"`` (numba, on ``threads``), ``"gpu"`` (CuPy, one thread per pair:
+    the same scores, bit for bit) or ``"auto"`` (the GPU when one is visible)."""
+    from .backends import resolve_device
+
+    return _run_band("band_pair_batch", seqs, pairs, 2, band, scoring, threads,
+                     gpu=resolve_device(device, announce=False) == "gpu")

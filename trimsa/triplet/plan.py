@@ -88,7 +88,10 @@ class Rate:
 #: band's divided by five. ``band-pair`` is the banded pairwise kernel of the sampled
 #: designs' prior (both gap models): 1.7e8 cells per second per thread on 1 and 2
 #: threads there, for L = 300 and 600 (``eval/experiments/2026-11-29-partial-prior/
-#: pair_rate.log``), taken at 1e8.
+#: pair_rate.log``), taken at 1e8; on the GPU (one thread per pair,
+#: :mod:`trimsa.triplet._gpu_band`) 6.6e10 cells per second on an H200 for the 4.5 million
+#: pairs of 3,000 sequences of about 400 residues (``eval/results/gpu_tests.md``,
+#: 2026-11-29 10:05), taken at 2e10.
 RATES = {
     ("cpu", "exact"): Rate(cells_per_s=4e7, overhead_s=2e-6),
     ("cpu", "band"): Rate(cells_per_s=5e7),
@@ -97,6 +100,7 @@ RATES = {
     ("gpu", "exact"): Rate(cells_per_s=5e11, overhead_s=2e-8),
     ("cpu", "affine"): Rate(cells_per_s=2e7, overhead_s=2e-6),
     ("gpu", "affine"): Rate(cells_per_s=1e11, overhead_s=2e-8),
+    ("gpu", "band-pair"): Rate(cells_per_s=2e10),
 }
 
 
