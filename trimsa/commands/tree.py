@@ -103,8 +103,8 @@ def run(args) -> int:
 
         if args.tree_distances != "kmer":
             raise OptionError(f"--gpus applies to --tree-distances kmer, not to "
-                              f"{args.tree_distances} (pair-score and triplet distances use "
-                              f"one GPU; triplets also Dask workers)")
+                              f"{args.tree_distances} (triplet distances use every visible "
+                              f"GPU or Dask workers, pair-score distances one GPU)")
         options["gpus"] = parse_gpus(args.gpus)
     given = {kw: getattr(args, name) for name, kw in _SCORE_OPTIONS
              if getattr(args, name) is not None}
