@@ -1265,14 +1265,13 @@ def pair_score_distances(seqs, *, scoring: Scoring | None = None, band: int = DE
     self_sc = self_scores(seqs, sc)
     D = score_distances(est, self_sc, lengths, rho, kind=transform)
     timings = {"pairs": t1 - t0, "distances": time.perf_counter() - t1}
-    iu, ju = np.triu_indices(n, 1)
     info = dict(estimates=est, band=band, device=dev, pairs=n * (n - 1) // 2,
-                prior_pairs=pairs,
+                prior_pairs=pairs, cells=None,
                 gaps=(f"{sc.gap_extend}" if sc.linear else f"{sc.gap_open} / {sc.gap_extend}"))
-    if pairs == iu.size:   # the kernel's cells: (longer + 1) (2w + 1) per pair
-        info["cells"] = int(np.sum(np.maximum(lengths[iu], lengths[ju]) + 1)) * (2 * band + 1)
-    else:
-        info["cells"] = None
+    if pairs == info["pairs"]:   # the kernel's cells: (longer + 1) (2w + 1) per pair, the
+        # i-th shortest sequence being the longer of i pairs
+        Ls = np.sort(lengths.astype(np.int64))
+        info["cells"] = int(np.sum(np.arange(n, dtype=np.int64) * (Ls + 1))) * (2 * band + 1)
     return Distances(seqs.names, D, "pair-score", info, timings)
 
 
