@@ -23,15 +23,14 @@ _DICT_TYPE = types.DictType(types.int64, types.int64)
 
 
 @jit
-def _nj_row(D, act, r, m, p, row_best, row_q):
-    """Row ``p`` of NJ's scan: its first least ``Q`` over the active slots after it."""
-    x = act[p]
-    rx = r[x]
+def _nj_row(D, r, m, p, row_best, row_q):
+    """Row ``p`` of NJ's scan: its first least ``Q`` over the slots after it."""
+    rx = r[p]
+    row = D[p]
     best = np.inf
     bq = p + 1
     for q in range(p + 1, m):
-        y = act[q]
-        val = (m - 2) * D[x, y] - rx - r[y]
+        val = (m - 2) * row[q] - rx - r[q]
         if val < best:
             best = val
             bq = q
@@ -41,8 +40,12 @@ def _nj_row(D, act, r, m, p, row_best, row_q):
 
 @pjit
 def nj_joins(D):
-    """Neighbour-joining on the symmetric matrix ``D`` (modified in place), the scan for
-    the least Q on all threads (the same joins: the first least pair in scan order).
+    """Neighbour-joining on the symmetric matrix ``D`` (overwritten), the scan for the
+    least Q on all threads (the same joins: the first least pair in scan order).
+
+    The active nodes are kept in the first ``m`` rows and columns of ``D``: a join puts
+    the new node in the first node's slot and moves the last slot into the second's, so
+    every row of the scan is read in order.
 
     Returns ``(joins, lengths)``: ``joins[s] = (x, y)`` node ids joined at step
     ``s`` into node ``n + s`` with branch lengths ``lengths[s]``; the last row
@@ -53,7 +56,6 @@ def nj_joins(D):
     joins = np.full((n - 2, 3), -1, dtype=np.int64)
     lengths = np.zeros((n - 2, 3), dtype=np.float64)
     node = np.arange(n)          # node id held by each slot
-    act = np.arange(n)           # active slots (first m entries)
     r = np.zeros(n)
     for x in range(n):
         s = 0.0
@@ -65,14 +67,15 @@ def nj_joins(D):
     step = 0
     row_best = np.empty(n)
     row_q = np.zeros(n, dtype=np.int64)
+    dy = np.empty(n)
     while m > 3:
         # each row's first minimum of Q, the rows on all threads (row h paired with row
         # m - 2 - h, so that every thread gets as many pairs); then the first row's
         rows = m - 1
         for h in prange((rows + 1) // 2):
-            _nj_row(D, act, r, m, h, row_best, row_q)
+            _nj_row(D, r, m, h, row_best, row_q)
             if rows - 1 - h != h:
-                _nj_row(D, act, r, m, rows - 1 - h, row_best, row_q)
+                _nj_row(D, r, m, rows - 1 - h, row_best, row_q)
         best = np.inf
         bi = 0
         bj = 1
@@ -81,40 +84,45 @@ def nj_joins(D):
                 best = row_best[p]
                 bi = p
                 bj = row_q[p]
-        x = act[bi]
-        y = act[bj]
-        dxy = D[x, y]
-        lx = 0.5 * dxy + (r[x] - r[y]) / (2.0 * (m - 2))
+        dxy = D[bi, bj]
+        lx = 0.5 * dxy + (r[bi] - r[bj]) / (2.0 * (m - 2))
         ly = dxy - lx
-        joins[step, 0] = node[x]
-        joins[step, 1] = node[y]
+        joins[step, 0] = node[bi]
+        joins[step, 1] = node[bj]
         lengths[step, 0] = lx
         lengths[step, 1] = ly
-        # the new node takes slot x; slot y leaves
-        act[bj] = act[m - 1]
+        # the second node's row, then the last slot moved into its slot (bi < bj)
+        for p in range(m):
+            dy[p] = D[bj, p]
+        last = m - 1
+        if bj != last:
+            for p in range(m):
+                D[bj, p] = D[last, p]
+            for p in range(m):
+                D[p, bj] = D[p, last]
+            dy[bj] = dy[last]
+            r[bj] = r[last]
+            node[bj] = node[last]
         m -= 1
+        # the new node takes slot bi
         rnew = 0.0
         for p in range(m):
-            z = act[p]
-            if z == x:
+            if p == bi:
                 continue
-            dz = 0.5 * (D[x, z] + D[y, z] - dxy)
-            r[z] += dz - D[x, z] - D[y, z]
-            D[x, z] = dz
-            D[z, x] = dz
+            dz = 0.5 * (D[bi, p] + dy[p] - dxy)
+            r[p] += dz - D[bi, p] - dy[p]
+            D[bi, p] = dz
+            D[p, bi] = dz
             rnew += dz
-        r[x] = rnew
-        node[x] = n + step
+        r[bi] = rnew
+        node[bi] = n + step
         step += 1
-    x = act[0]
-    y = act[1]
-    z = act[2]
-    joins[step, 0] = node[x]
-    joins[step, 1] = node[y]
-    joins[step, 2] = node[z]
-    lengths[step, 0] = 0.5 * (D[x, y] + D[x, z] - D[y, z])
-    lengths[step, 1] = 0.5 * (D[x, y] + D[y, z] - D[x, z])
-    lengths[step, 2] = 0.5 * (D[x, z] + D[y, z] - D[x, y])
+    joins[step, 0] = node[0]
+    joins[step, 1] = node[1]
+    joins[step, 2] = node[2]
+    lengths[step, 0] = 0.5 * (D[0, 1] + D[0, 2] - D[1, 2])
+    lengths[step, 1] = 0.5 * (D[0, 1] + D[1, 2] - D[0, 2])
+    lengths[step, 2] = 0.5 * (D[0, 2] + D[1, 2] - D[0, 1])
     return joins, lengths
 
 
