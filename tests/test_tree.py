@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -1015,6 +1016,11 @@ def test_pair_score_default_tree_and_its_options():
     assert gt.distances.info["cells"] == sum(
         (max(a, b) + 1) * 17 for a, b in zip(*(seqs.lengths[k] for k in np.triu_indices(12, 1))))
     assert "pairwise cells" in gt.summary()
+    # each stage's time, in the order they ran, adding up to the total
+    assert list(gt.timings) == ["pairs", "distances", "nj"]
+    stages = re.search(r" in ([0-9.]+) s \(pairs ([0-9.]+) s, distances ([0-9.]+) s, "
+                       r"nj ([0-9.]+) s\)$", gt.summary())
+    assert stages and abs(float(stages[1]) - sum(map(float, stages.groups()[1:]))) <= 0.15
     # the same tree on one or two threads, and again
     again = build_guide_tree(seqs, band=8, threads=2)
     np.testing.assert_array_equal(gt.distances.matrix, again.distances.matrix)

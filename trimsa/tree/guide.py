@@ -245,7 +245,8 @@ class GuideTree:
         return dendropy.Tree(taxon_namespace=tns, seed_node=nodes[self.root], is_rooted=True)
 
     def summary(self) -> str:
-        """One line: method, size, distances and time."""
+        """One line: method, size, distances and time (with each stage's, where there
+        are several: e.g. the pairs' scores, the distances and the tree's joins)."""
         t = sum(self.timings.values())
         what = f"{self.method} tree of {self.n} sequences"
         if self.distances is not None:
@@ -253,5 +254,8 @@ class GuideTree:
             if self.distances.info.get("cells"):
                 kind = "triplet" if self.distances.source == "triplet" else "pairwise"
                 what += f"; {self.distances.info['cells']:.3g} {kind} cells"
-        return f"{what} in {t:.1f} s"
+        stages = ""
+        if len(self.timings) > 1:
+            stages = " (" + ", ".join(f"{k} {v:.1f} s" for k, v in self.timings.items()) + ")"
+        return f"{what} in {t:.1f} s{stages}"
 
