@@ -76,6 +76,14 @@ KINDS = [
      True),
     ("tests/data/trip3.fa", {"device": "auto", "exact_triplet": "sum-of-pairs"}, True),
     ("examples/data/input.fa", {"device": "auto", "triplet_votes": 0.1}, True),
+    # the tree's library beside the guide tree of banded pairwise scores (tree_distances
+    # "auto" takes it there): on the CPU, on the GPU, and under "auto" on a GPU machine
+    # with the library on the GPU (a large input) or on the CPU (a small one)
+    ("examples/data/input.fa", {"device": "cpu", "library": "tree"}, False),
+    ("examples/data/input.fa", {"device": "gpu", "library": "tree"}, True),
+    ("examples/data/input.fa", {"device": "auto", "gpu_library": True, "library": "tree"},
+     True),
+    ("examples/data/input.fa", {"device": "auto", "library": "tree"}, True),
 ]
 
 #: trimsa's functions called from other jitted functions are listed too when they take

@@ -158,7 +158,8 @@ def test_bad_input(tmp_path, capsys, kind):
     # the Aligner's errors in the command line's words
     (["run", str(INPUT), "--pairs-per-merge", "0"], "error: --pairs-per-merge must be"),
     (["run", str(INPUT), "--tree-time-budget", "5"],
-     "error: --tree-time-budget applies to the triplet guide tree (--tree-distances triplet)"),
+     "error: --tree-time-budget applies to the triplet and pair-score guide trees "
+     "(--tree-distances triplet or --tree-distances pair-score)"),
     (["run", str(INPUT), "--consistency", "-1"], "error: --consistency must lie within"),
     (["run", str(INPUT), "--pair-hmm", "trained", "--library-votes", "alignment"],
      "--pair-hmm applies to the consistency library's posteriors, which --consistency 0 or "

@@ -251,3 +251,18 @@ def test_run_on_the_gpu_is_the_run_on_the_cpu(data_dir):
     assert gpu.rows == cpu.rows
     lib = [s for s in gpu.stages if s.name == "library"]
     assert lib and lib[0].device == "gpu"
+
+
+@pytest.mark.gpu
+def test_run_with_the_trees_library_on_the_gpu_is_the_run_on_the_cpu(data_dir):
+    """Beside the tree's library, ``auto``'s guide tree of banded pairwise scores is scored
+    on the GPU, bit for bit the CPU's: the same tree and alignment."""
+    inp = str(data_dir / "msa16_input.fa")
+    cpu = Aligner(device="cpu", library="tree").align(inp)
+    gpu = Aligner(device="gpu", library="tree").align(inp)
+    auto = Aligner(device="auto", library="tree").align(inp)
+    assert gpu.newick() == cpu.newick() == auto.newick()
+    assert gpu.rows == cpu.rows == auto.rows
+    tree = {s.name: s for s in gpu.stages}["guide tree"]
+    assert tree.device == "gpu" and "banded pairwise scores" in tree.method
+    np.testing.assert_array_equal(gpu.guide.distances.matrix, cpu.guide.distances.matrix)

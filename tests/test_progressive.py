@@ -357,7 +357,7 @@ def test_gpu_without_a_gpu_stage_is_an_error_before_any_work(options, n):
     pytest.param(dict(terminal=None), "terminal must be a number", id="no-terminal"),
     pytest.param(dict(consistency=float("nan")), "consistency must be a number", id="nan-weight"),
     pytest.param(dict(guide_tree=3), "guide_tree must be the path", id="tree-not-a-path"),
-    pytest.param(dict(tree_time_budget=10), r"applies to the triplet guide tree",
+    pytest.param(dict(tree_time_budget=10), r"applies to the triplet and pair-score guide",
                  id="budget-without-triplet-tree"),
     pytest.param(dict(tree_distances="triplet", tree_time_budget=0), "seconds > 0",
                  id="zero-budget"),
@@ -837,7 +837,8 @@ def test_tree_library_is_used_beyond_the_budget_of_all_pairs():
     lib = {s.name: s for s in res.stages}["library"]
     assert "per merge of the guide tree" in lib.method and 0 < lib.items < 1770
     assert lib.cells <= 2e6
-    assert {s.name: s for s in res.stages}["guide tree"].method.startswith("upgma of 6-mer")
+    assert {s.name: s for s in res.stages}["guide tree"].method.startswith(
+        "upgma of banded pairwise scores")
     forced = align(pairs, library="tree", pairs_per_merge=4, threads=1)
     check_alignment(forced, pairs)
     assert "up to 4 per merge" in {s.name: s for s in forced.stages}["library"].method
@@ -1067,9 +1068,43 @@ def test_default_tree_comes_from_the_library_when_it_is_built():
     off = Aligner(threads=1, tree_distances="pairwise", consistency=0).align(pairs)
     assert np.array_equal(off.guide.distances.matrix, D)
     assert "merges" in off.timings and off.newick() == res.newick()
-    # no library (weight 0, or too many cells): k-mer distances
+    # no library (weight 0): k-mer distances; the tree's library (all pairs cost too
+    # many cells): banded pairwise scores
     assert align(pairs, threads=1, consistency=0).guide.distances.source == "kmer"
-    assert align(pairs, threads=1, max_library_cells=10).guide.distances.source == "kmer"
+    assert align(pairs, threads=1, max_library_cells=10).guide.distances.source == "pair-score"
+
+
+def test_auto_tree_beside_the_trees_library(monkeypatch):
+    """Where the library aligns the tree's pairs, ``auto`` takes UPGMA of the banded
+    pairwise scores of every pair (the tree ``build_guide_tree`` gives), within both limits,
+    and the k-mer tree beyond either."""
+    from trimsa.progressive import api
+    from trimsa.tree import build_guide_tree
+    from trimsa.tree.distances import DEFAULT_TIME_BUDGET, _rate, pair_score_cells
+
+    seqs = as_sequence_set(DATA / "msa16_input.fa")
+    res = Aligner(threads=1, library="tree").align(seqs)
+    d = res.guide.distances
+    assert d.source == "pair-score" and d.info["prior_pairs"] == d.info["pairs"] == 120
+    want = build_guide_tree(seqs, distances="pair-score", method="upgma", threads=1)
+    assert res.newick() == want.newick()
+    stage = next(s for s in res.stages if s.name == "guide tree")
+    assert (stage.items, stage.unit, stage.cells) == (120, "pairs", pair_score_cells(
+        seqs.lengths)) and "banded pairwise scores" in stage.method
+    # the same tree however many threads score the pairs
+    assert Aligner(threads=2, library="tree").align(seqs).newick() == res.newick()
+    # beyond the limits, k-mer distances
+    for name, value in (("PAIR_SCORE_TREE_SEQUENCES", 15),
+                        ("PAIR_SCORE_TREE_CELLS", pair_score_cells(seqs.lengths) - 1)):
+        with monkeypatch.context() as m:
+            m.setattr(api, name, value)
+            assert Aligner(threads=1, library="tree").distance_source(seqs) == "kmer"
+    # the default budget scores every pair within the cells limit at one CPU thread's rate
+    # (the budget's estimate takes each pair's mean length, at most its longer one's)
+    assert DEFAULT_TIME_BUDGET * _rate("cpu", "band-pair", 1) >= api.PAIR_SCORE_TREE_CELLS
+    # chosen explicitly, with or without a budget
+    given = Aligner(threads=1, tree_distances="pair-score", tree_time_budget=5).align(seqs)
+    assert given.guide.distances.source == "pair-score"
 
 
 def test_pairwise_distances_follow_identity():

@@ -31,17 +31,22 @@ def register(subparsers) -> None:
                    help="use this Newick guide tree (leaf labels = sequence names)")
     p.add_argument("--method", choices=tuple(METHODS), default=None,
                    help="guide-tree method (default: upgma)")
-    p.add_argument("--tree-distances", choices=("auto", "pairwise", "kmer", "triplet"),
+    p.add_argument("--tree-distances", choices=("auto", "pairwise", "pair-score", "kmer",
+                                                "triplet"),
                    default=None,
                    help="guide-tree distances: pairwise (p-distances of the consistency "
-                        "library's pairwise alignments, Jukes-Cantor corrected), kmer, triplet (exact 3-way scores "
+                        "library's pairwise alignments, Jukes-Cantor corrected), pair-score "
+                        "(banded global pairwise scores under the run's gaps, on the GPU with "
+                        "--device gpu or auto), kmer, triplet (exact 3-way scores "
                         "under the run's gaps, affine or linear, on the GPU with --device gpu "
                         "or auto) or auto (default: pairwise when the library aligns all pairs, "
-                        "about 250 sequences of 450 residues at most, else kmer)")
+                        "about 250 sequences of 450 residues at most; pair-score, every pair, "
+                        "when it aligns the tree's pairs of up to 500 sequences and 4e9 "
+                        "banded cells; else kmer)")
     p.add_argument("--tree-time-budget", type=float, default=None, metavar="S",
-                   help="seconds the triplet guide tree (--tree-distances triplet) may spend "
-                        "on its pairwise prior and triplets, an estimate at the device's "
-                        "rate (default 240)")
+                   help="seconds the triplet or pair-score guide tree (--tree-distances "
+                        "triplet or pair-score) may spend on its pairs and triplets, an "
+                        "estimate at the device's rate (default 240)")
     add_device_options(p)
     p.add_argument("--gpus", default=None, metavar="LIST",
                    help="the GPUs the consistency library and the k-mer guide tree use when "

@@ -35,7 +35,7 @@ from .triplets import DEFAULT_THIRDS, DEFAULT_WIDTH
 
 Method = Literal["nj", "upgma"]
 AlphabetName = Literal["auto", "dna", "rna", "protein"]
-TreeDistances = Literal["auto", "kmer", "pairwise", "triplet"]
+TreeDistances = Literal["auto", "kmer", "pairwise", "pair-score", "triplet"]
 LibraryDesign = Literal["auto", "all", "tree"]
 LibraryVotes = Literal["posterior", "alignment"]
 PairHmmName = Literal["auto", "trained", "fitted"]
@@ -43,8 +43,19 @@ PairHmmName = Literal["auto", "trained", "fitted"]
 #: Sources of guide-tree distances the aligner takes: the tree's own sources
 #: (:data:`trimsa.tree.SOURCES`) and ``"pairwise"`` (corrected p-distances of
 #: the consistency library's pairwise alignments); ``"auto"`` is ``"pairwise"``
-#: when the library aligns all pairs and ``"kmer"`` otherwise.
-TREE_DISTANCES = ("auto", "kmer", "pairwise", "triplet")
+#: when the library aligns all pairs, ``"pair-score"`` when it aligns the tree's pairs
+#: of up to :data:`PAIR_SCORE_TREE_SEQUENCES` sequences and
+#: :data:`PAIR_SCORE_TREE_CELLS` banded cells, else ``"kmer"``.
+TREE_DISTANCES = ("auto", "kmer", "pairwise", "pair-score", "triplet")
+#: Where the library aligns the tree's pairs, ``tree_distances="auto"`` takes the banded
+#: pairwise scores of all pairs (:func:`~trimsa.tree.distances.pair_score_distances`) up
+#: to this many sequences and banded cells (about 500 sequences of 400 residues), and
+#: k-mer distances beyond. On the nine tune sets of 256-450 sequences where the k-mer
+#: tree was the default, their UPGMA tree gave lower SPFN on all nine; from 600 sequences
+#: on, higher on seven of ten (``eval/experiments/2026-11-29-large-trees``). Both limits depend on the input
+#: alone, so the tree is the same on any device and thread count.
+PAIR_SCORE_TREE_SEQUENCES = 500
+PAIR_SCORE_TREE_CELLS = 4e9
 
 #: Output formats and the Biopython (Bio.AlignIO) format each is written with.
 FORMATS = {
@@ -176,8 +187,13 @@ class Aligner:
         error when those are beyond the budget of all pairs), ``"kmer"`` (k-mer
         distances), ``"triplet"`` (exact 3-way alignment scores under the
         run's scoring, affine or linear, on the GPU when ``device`` allows; see
-        :func:`trimsa.tree.distances.triplet_distances`) or ``"auto"`` (default:
-        ``"pairwise"`` when the library aligns all pairs, else ``"kmer"``).
+        :func:`trimsa.tree.distances.triplet_distances`), ``"pair-score"`` (banded
+        global pairwise scores under the run's scoring, on the GPU when ``device``
+        allows, the same scores; see
+        :func:`trimsa.tree.distances.pair_score_distances`) or ``"auto"`` (default:
+        ``"pairwise"`` when the library aligns all pairs, ``"pair-score"`` when it
+        aligns the tree's pairs of an input within :data:`PAIR_SCORE_TREE_SEQUENCES`
+        and :data:`PAIR_SCORE_TREE_CELLS`, else ``"kmer"``).
     device
         Where the stages with a GPU path run: ``"auto"`` (a GPU when CuPy sees
         one; for the library, from :data:`GPU_LIBRARY_CELLS` DP cells on; for
@@ -190,7 +206,8 @@ class Aligner:
         none of them runs is an error.
     gpus
         The GPUs the library and the k-mer guide tree use (device numbers;
-        default None: every visible one, when the stage goes to the GPU).
+        default None: every visible one, when the stage goes to the GPU); the
+        pair-score guide tree uses the first.
         Given, those stages go to the GPU whatever their size; their work is
         dealt out among the GPUs, and the result is the same on any number of
         them. An error with ``device="cpu"`` or where neither stage is built.
@@ -305,10 +322,15 @@ class Aligner:
         :data:`~trimsa.progressive.triplets.DEFAULT_WIDTH`).
     tree_time_budget
         Seconds the triplet guide tree (``tree_distances="triplet"``) may spend on
-        its pairwise prior and its triplets (default
+        its pairwise prior and its triplets, or the pair-score tree
+        (``"pair-score"``) on its pairs (default
         :data:`~trimsa.tree.distances.DEFAULT_TIME_BUDGET`; an estimate at the
         device's rate, see :func:`trimsa.tree.distances.triplet_distances`; the
-        random baseline's few shuffled triplets come on top, docs/tree.md).
+        random baseline's few shuffled triplets or pairs come on top, docs/tree.md).
+        Where ``tree_distances="auto"`` takes the pair-score tree, the default budget
+        scores every pair on any device and thread count (its
+        :data:`PAIR_SCORE_TREE_CELLS` take at most a sixth of it at one CPU thread's
+        rate).
     """
 
     method: Method = "upgma"
@@ -358,9 +380,10 @@ class Aligner:
                     or b <= 0):
                 raise OptionError(f"tree_time_budget must be a number of seconds > 0, "
                                   f"got {b!r}")
-            if self.tree_distances != "triplet":
-                raise OptionError("tree_time_budget applies to the triplet guide tree "
-                                  "(tree_distances='triplet')")
+            if self.tree_distances not in ("triplet", "pair-score"):
+                raise OptionError("tree_time_budget applies to the triplet and pair-score "
+                                  "guide trees (tree_distances='triplet' or "
+                                  "tree_distances='pair-score')")
         _check_choice(self.device, DEVICES, "device")
         _check_choice(self.library, LIBRARY_DESIGNS, "library design")
         _check_choice(self.library_votes, LIBRARY_VOTES, "library votes")
@@ -513,7 +536,7 @@ class Aligner:
         if self.gpus is not None and design is None and source not in ("pairwise", "kmer"):
             raise OptionError("gpus: no consistency library and no k-mer guide tree is built "
                               "for this alignment, and only those take a list of GPUs")
-        if (self.device == "gpu" and source not in ("triplet", "pairwise", "kmer")
+        if (self.device == "gpu" and source not in ("triplet", "pair-score", "pairwise", "kmer")
                 and not exact and design is None):
             raise OptionError(
                 "device 'gpu': no stage of this alignment has a GPU path (without a "
@@ -579,6 +602,8 @@ class Aligner:
             elif source == "triplet":   # the gap model picks the kernels
                 gaps = "linear" if scoring.linear else "affine"
                 tree += f" {gaps} on {resolve_device(self.device, announce=False)}"
+            elif source == "pair-score":
+                tree += f" on {resolve_device(self.device, announce=False)}"
             if exact == "sum-of-pairs":
                 exact += f" on {self.exact_device(scoring)}"
             votes = (self.triplet_device(scoring) if float(self.triplet_votes) > 0
@@ -615,10 +640,11 @@ class Aligner:
                 library = self._tree_library(seqs, codes, sc, hmm, btree, threads, progress,
                                              stages,
                                              workers)
-                if library is None and source not in ("triplet", "kmer") and (
-                        self.device == "gpu" or self.gpus is not None
-                        or self.scheduler is not None):
-                    if self.scheduler is not None:
+                on_dask = self.scheduler is not None and source not in ("triplet", "kmer")
+                on_gpu = (self.device == "gpu" or self.gpus is not None) and source not in (
+                    "triplet", "kmer", "pair-score")
+                if library is None and (on_dask or on_gpu):
+                    if on_dask:
                         asked, where, instead = ("scheduler", "runs on Dask workers",
                                                  "leave the scheduler out")
                     else:
@@ -679,7 +705,15 @@ class Aligner:
             return "given"
         if self.tree_distances != "auto":
             return self.tree_distances
-        return "pairwise" if self.library_design(seqs) == "all" else "kmer"
+        design = self.library_design(seqs)
+        if design == "all":
+            return "pairwise"
+        from ..tree.distances import pair_score_cells
+
+        if (design == "tree" and len(seqs) <= PAIR_SCORE_TREE_SEQUENCES
+                and pair_score_cells(seqs.lengths) <= PAIR_SCORE_TREE_CELLS):
+            return "pair-score"
+        return "kmer"
 
     def exact(self, seqs: SequenceSet) -> str | None:
         """How ``seqs`` are aligned exactly: ``"library"`` or ``"sum-of-pairs"`` (three
@@ -818,10 +852,15 @@ class Aligner:
                                     progress=progress)
         if source == "pairwise":
             return self._pairwise_tree(seqs, library)
-        if len(seqs) == 2:   # one tree only, and no triplet to score
-            return GuideTree(seqs.names, [(0, 1)], np.zeros(3), 2, method=self.method)
         budget = {} if self.tree_time_budget is None else {
             "time_budget": float(self.tree_time_budget)}
+        if source == "pair-score":   # the default budget holds every pair of "auto"'s
+            with _on_gpu(self.gpus[0] if self.gpus else None):
+                return build_guide_tree(seqs, distances="pair-score", method=self.method,
+                                        scoring=scoring, device=self.device, threads=threads,
+                                        progress=progress, **budget)
+        if len(seqs) == 2:   # one tree only, and no triplet to score
+            return GuideTree(seqs.names, [(0, 1)], np.zeros(3), 2, method=self.method)
         return build_guide_tree(seqs, distances="triplet", method=self.method,
                                 scoring=scoring, device=self.device, threads=threads,
                                 scheduler=workers, progress=progress, **budget)
@@ -895,9 +934,10 @@ class Aligner:
                              "triplets", None, seconds)
             return Stage("guide tree", method, dist.info["device"], dist.info["n_triplets"],
                          "triplets", dist.info.get("cells"), seconds)
-        # the pairwise alignments' cells are the library stage's
-        return Stage("guide tree", method, dist.info.get("device", "cpu"), n * (n - 1) // 2,
-                     "pairs", None, seconds)
+        # the pairwise alignments' cells are the library stage's; the pair scores' its own
+        cells = dist.info.get("cells") if source == "pair-score" else None
+        return Stage("guide tree", method, dist.info.get("device", "cpu"),
+                     dist.info.get("prior_pairs", n * (n - 1) // 2), "pairs", cells, seconds)
 
     def _compact(self, seqs):
         used = np.unique(seqs.codes)

@@ -1268,11 +1268,21 @@ def pair_score_distances(seqs, *, scoring: Scoring | None = None, band: int = DE
     info = dict(estimates=est, band=band, device=dev, pairs=n * (n - 1) // 2,
                 prior_pairs=pairs, cells=None,
                 gaps=(f"{sc.gap_extend}" if sc.linear else f"{sc.gap_open} / {sc.gap_extend}"))
-    if pairs == info["pairs"]:   # the kernel's cells: (longer + 1) (2w + 1) per pair, the
-        # i-th shortest sequence being the longer of i pairs
-        Ls = np.sort(lengths.astype(np.int64))
-        info["cells"] = int(np.sum(np.arange(n, dtype=np.int64) * (Ls + 1))) * (2 * band + 1)
+    if pairs == info["pairs"]:
+        info["cells"] = pair_score_cells(lengths, band)
     return Distances(seqs.names, D, "pair-score", info, timings)
+
+
+def pair_score_cells(lengths, band: int = DEFAULT_BAND) -> int:
+    """Cells of the banded scores of all pairs of sequences of ``lengths``: the kernel's
+    (longer + 1) (2 ``band`` + 1) per pair (a band no wider than the longest sequence,
+    as :func:`pair_score_distances` clips it), in closed form: the i-th shortest
+    sequence is the longer of i pairs."""
+    Ls = np.sort(np.asarray(lengths, np.int64))
+    if Ls.size < 2:
+        return 0
+    band = int(min(band, max(1, int(Ls[-1]))))
+    return int(np.sum(np.arange(Ls.size, dtype=np.int64) * (Ls + 1))) * (2 * band + 1)
 
 
 #: The pair-score source's peak memory in ``n x n`` float64 arrays (its estimates, the
