@@ -32,6 +32,8 @@ GIVEN = {
     "pairscore15-upgma": {"distances": "pair-score", "method": "upgma", "time_budget": 15.0},
     "pairscore15-nj": {"distances": "pair-score", "method": "nj", "time_budget": 15.0},
     "pairscore60-upgma": {"distances": "pair-score", "method": "upgma", "time_budget": 60.0},
+    "pairscore240-upgma": {"distances": "pair-score", "method": "upgma", "time_budget": 240.0},
+    "pairscore240-nj": {"distances": "pair-score", "method": "nj", "time_budget": 240.0},
 }
 
 
