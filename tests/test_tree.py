@@ -352,15 +352,27 @@ def slow_nj(D):
     return joins, lengths
 
 
-@pytest.mark.parametrize("ties", [False, True])
-@pytest.mark.parametrize("n", [4, 5, 9, 40, 101])
-def test_nj_joins_equal_a_plain_python_nj(n, ties):
-    """The threaded scan gives the sequential scan's joins, ties included."""
+@pytest.mark.parametrize("kind", ["random", "ties", "tree", "wide"])
+@pytest.mark.parametrize("n", [4, 5, 9, 40, 101, 150])
+def test_nj_joins_equal_a_plain_python_nj(n, kind):
+    """The pruned, threaded search gives the plain sequential scan's joins and lengths:
+    on random distances, on small integers (many ties), on a tree's patristic distances
+    (additive: ties of Q everywhere) and on distances of very different sizes and signs
+    (where a bound's rounding could matter)."""
     from trimsa import _numba
     from trimsa.tree import _cpu
 
-    rng = np.random.default_rng(n + 100 * ties)
-    D = rng.integers(1, 4, (n, n)).astype(float) if ties else rng.random((n, n))
+    rng = np.random.default_rng(n + 1000 * ["random", "ties", "tree", "wide"].index(kind))
+    if kind == "tree":
+        names = [f"t{i}" for i in range(n)]
+        D = patristic(random_tree(n, rng, ultrametric=False), names) if n > 3 else \
+            rng.random((n, n))
+    elif kind == "ties":
+        D = rng.integers(1, 4, (n, n)).astype(float)
+    elif kind == "wide":
+        D = rng.random((n, n)) * 10.0 ** rng.integers(-6, 7, (n, n)) - 0.5
+    else:
+        D = rng.random((n, n))
     D = D + D.T
     np.fill_diagonal(D, 0.0)
     want_j, want_l = slow_nj(D)
@@ -923,6 +935,22 @@ def test_triplet_distances_check_their_memory_first(monkeypatch):
     monkeypatch.undo()
     monkeypatch.setattr(_checks, "available_memory", lambda: need)
     assert build_guide_tree(seqs, distances="triplet", time_budget=1).n == 30
+
+
+def test_nj_checks_its_memory_first(monkeypatch):
+    from trimsa.errors import ResourceError
+    from trimsa.tree import neighbor_joining
+    from trimsa.triplet import _checks
+
+    D = np.random.default_rng(3).random((20, 20))
+    D = D + D.T
+    names = [f"s{i}" for i in range(20)]
+    need = 2 * 8 * 20 * 20
+    monkeypatch.setattr(_checks, "available_memory", lambda: need - 1)
+    with pytest.raises(ResourceError, match="neighbour joining of 20 sequences"):
+        neighbor_joining(D, names)
+    monkeypatch.setattr(_checks, "available_memory", lambda: need)
+    assert neighbor_joining(D, names).n == 20
 
 
 def test_a_sampled_design_does_not_depend_on_how_long_its_steps_took(monkeypatch):

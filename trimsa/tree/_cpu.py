@@ -22,30 +22,84 @@ from .._numba import jit, pjit
 _DICT_TYPE = types.DictType(types.int64, types.int64)
 
 
+#: Relative slack of the lower bounds of NJ's pruned scan (:func:`nj_joins`): a bound
+#: is compared as ``bound - NJ_SLACK * scale`` so that rounding in another order of the
+#: same sums never prunes a pair that could be the least.
+NJ_SLACK = 1e-9
+
+
 @jit
-def _nj_row(D, r, m, p, row_best, row_q):
-    """Row ``p`` of NJ's scan: its first least ``Q`` over the slots after it."""
-    rx = r[p]
-    row = D[p]
+def _nj_sort_row(vals, ids, row_val, row_id):
+    """``vals`` (distances to the nodes ``ids``) in ascending order into ``row_val``, as
+    float32 values no larger than the float64 ones, and their node ids into ``row_id``;
+    returns how many."""
+    order = np.argsort(vals, kind="mergesort")
+    for k in range(order.size):
+        v = vals[order[k]]
+        f = np.float32(v)
+        if np.float64(f) > v:   # round down: the stored value bounds the distance
+            f = np.float32(v - abs(v) * 2.0 ** -20 - 1e-300)
+        row_val[k] = f
+        row_id[k] = ids[order[k]]
+    return order.size
+
+
+@jit
+def _nj_scan_row(D, r, m, s, node_row, sv, si, start, length, slot_of, rmax, ub,
+                 out_val, out_p, out_q):
+    """The least Q of the pairs listed in the sorted row ``node_row`` of slot ``s``
+    (first in (lower slot, higher slot) order among ties), its entries read until their
+    lower bound passes ``ub``; leading entries of nodes gone are skipped for good."""
+    k = start[node_row]
+    end = length[node_row]
+    while k < end and slot_of[si[node_row, k]] < 0:
+        k += 1
+    start[node_row] = k
     best = np.inf
-    bq = p + 1
-    for q in range(p + 1, m):
-        val = (m - 2) * row[q] - rx - r[q]
-        if val < best:
+    bp = -1
+    bq = -1
+    me = np.int64(s)
+    rs = r[me]
+    w = m - 2.0
+    while k < end:
+        v = np.float64(sv[node_row, k])
+        low = v - abs(v) * 2.0 ** -20
+        bound = w * low - rs - rmax
+        if bound - NJ_SLACK * (abs(w * low) + abs(rs) + abs(rmax)) > ub:
+            break
+        t = slot_of[si[node_row, k]]
+        k += 1
+        if t < 0:
+            continue
+        p = me if me < t else t
+        q = t if me < t else me
+        val = w * D[p, q] - r[p] - r[q]
+        if val < best or (val == best and (p < bp or (p == bp and q < bq))):
             best = val
+            bp = p
             bq = q
-    row_best[p] = best
-    row_q[p] = bq
+    out_val[me] = best
+    out_p[me] = bp
+    out_q[me] = bq
 
 
 @pjit
 def nj_joins(D):
-    """Neighbour-joining on the symmetric matrix ``D`` (overwritten), the scan for the
-    least Q on all threads (the same joins: the first least pair in scan order).
+    """Neighbour-joining on the symmetric matrix ``D`` (overwritten): each step joins
+    the first pair of least ``Q = (m - 2) D[p, q] - r[p] - r[q]`` in the order of the
+    active slots (``p < q``, row by row), ``r`` the rows' sums.
 
     The active nodes are kept in the first ``m`` rows and columns of ``D``: a join puts
-    the new node in the first node's slot and moves the last slot into the second's, so
-    every row of the scan is read in order.
+    the new node in the first node's slot and moves the last slot into the second's.
+    The search is pruned with RapidNJ's bound: every pair of nodes is listed once, in a
+    row of the younger one (of the first ``n`` nodes: the one of lower index) sorted by
+    distance; a row is read on all threads until ``(m - 2) d - r_s - max r`` passes an
+    upper bound of the least Q (the least Q of each row's first pair), as no later pair
+    of the row can beat it. Distances between nodes never change once made, so a row
+    stays sorted; entries of joined nodes are skipped. Q is computed as a full scan
+    computes it (the lower slot's row sum first), and ties go to the first pair of the
+    full scan: the joins and lengths are those of the plain scan, bit for bit. Memory:
+    ``D`` and the sorted rows (4-byte distances rounded down and 4-byte node ids).
 
     Returns ``(joins, lengths)``: ``joins[s] = (x, y)`` node ids joined at step
     ``s`` into node ``n + s`` with branch lengths ``lengths[s]``; the last row
@@ -55,7 +109,7 @@ def nj_joins(D):
     n = D.shape[0]
     joins = np.full((n - 2, 3), -1, dtype=np.int64)
     lengths = np.zeros((n - 2, 3), dtype=np.float64)
-    node = np.arange(n)          # node id held by each slot
+    node = np.arange(n)
     r = np.zeros(n)
     for x in range(n):
         s = 0.0
@@ -63,27 +117,61 @@ def nj_joins(D):
             if y != x:
                 s += D[x, y]
         r[x] = s
+    slot_of = np.full(2 * n, -1, dtype=np.int64)
+    slot_of[:n] = np.arange(n)
+    sv = np.empty((n, n), dtype=np.float32)
+    si = np.empty((n, n), dtype=np.int32)
+    start = np.zeros(n, dtype=np.int64)
+    length = np.zeros(n, dtype=np.int64)
+    row_of = np.arange(n)         # storage row of each slot
+    for i in prange(n):
+        cnt = n - 1 - i
+        vals = np.empty(cnt)
+        ids = np.empty(cnt, dtype=np.int64)
+        for k in range(cnt):
+            j = i + 1 + k
+            vals[k] = min(D[i, j], D[j, i])
+            ids[k] = j
+        length[i] = _nj_sort_row(vals, ids, sv[i], si[i])
     m = n
     step = 0
-    row_best = np.empty(n)
-    row_q = np.zeros(n, dtype=np.int64)
+    out_val = np.empty(n)
+    out_p = np.zeros(n, dtype=np.int64)
+    out_q = np.zeros(n, dtype=np.int64)
     dy = np.empty(n)
     while m > 3:
-        # each row's first minimum of Q, the rows on all threads (row h paired with row
-        # m - 2 - h, so that every thread gets as many pairs); then the first row's
-        rows = m - 1
-        for h in prange((rows + 1) // 2):
-            _nj_row(D, r, m, h, row_best, row_q)
-            if rows - 1 - h != h:
-                _nj_row(D, r, m, rows - 1 - h, row_best, row_q)
+        rmax = -np.inf
+        for s in range(m):
+            rmax = max(rmax, r[s])
+        # an upper bound of the least Q: each row's first pair
+        ub = np.inf
+        for s in range(m):
+            h = row_of[s]
+            k = start[h]
+            while k < length[h] and slot_of[si[h, k]] < 0:
+                k += 1
+            start[h] = k
+            if k < length[h]:
+                t = slot_of[si[h, k]]
+                p = min(s, t)
+                q = max(s, t)
+                ub = min(ub, (m - 2.0) * D[p, q] - r[p] - r[q])
+        for s in prange(m):
+            _nj_scan_row(D, r, m, s, row_of[s], sv, si, start, length, slot_of, rmax, ub,
+                         out_val, out_p, out_q)
         best = np.inf
-        bi = 0
-        bj = 1
-        for p in range(rows):
-            if row_best[p] < best:
-                best = row_best[p]
+        bi = -1
+        bj = -1
+        for s in range(m):
+            v = out_val[s]
+            p = out_p[s]
+            q = out_q[s]
+            if p < 0:
+                continue
+            if v < best or (v == best and (p < bi or (p == bi and q < bj))):
+                best = v
                 bi = p
-                bj = row_q[p]
+                bj = q
         dxy = D[bi, bj]
         lx = 0.5 * dxy + (r[bi] - r[bj]) / (2.0 * (m - 2))
         ly = dxy - lx
@@ -91,7 +179,8 @@ def nj_joins(D):
         joins[step, 1] = node[bj]
         lengths[step, 0] = lx
         lengths[step, 1] = ly
-        # the second node's row, then the last slot moved into its slot (bi < bj)
+        slot_of[node[bi]] = -1
+        slot_of[node[bj]] = -1
         for p in range(m):
             dy[p] = D[bj, p]
         last = m - 1
@@ -103,8 +192,9 @@ def nj_joins(D):
             dy[bj] = dy[last]
             r[bj] = r[last]
             node[bj] = node[last]
+            row_of[bj] = row_of[last]
+            slot_of[node[bj]] = bj
         m -= 1
-        # the new node takes slot bi
         rnew = 0.0
         for p in range(m):
             if p == bi:
@@ -116,6 +206,19 @@ def nj_joins(D):
             rnew += dz
         r[bi] = rnew
         node[bi] = n + step
+        slot_of[n + step] = bi
+        # the new node's row (in the joined first node's storage): every other node
+        h = row_of[bi]
+        vals = np.empty(m - 1)
+        ids = np.empty(m - 1, dtype=np.int64)
+        c = 0
+        for p in range(m):
+            if p != bi:
+                vals[c] = D[bi, p]
+                ids[c] = node[p]
+                c += 1
+        length[h] = _nj_sort_row(vals, ids, sv[h], si[h])
+        start[h] = 0
         step += 1
     joins[step, 0] = node[0]
     joins[step, 1] = node[1]

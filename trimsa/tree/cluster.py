@@ -71,11 +71,15 @@ def neighbor_joining(D, names, *, root: bool = True) -> GuideTree:
     Clustal Omega's ``--guidetree-in`` needs and the progressive aligner
     merges along.
     """
+    from ..triplet._checks import check_memory
     from . import _cpu
 
     names = tuple(names)
-    D = check_matrix(D, names)
     n = len(names)
+    # the checked copy of D and its rows sorted (4-byte distance and id per entry)
+    check_memory(2 * 8.0 * n * n, f"neighbour joining of {n} sequences (a copy of the "
+                                  f"distance matrix and its rows sorted)")
+    D = check_matrix(D, names)
     if n == 2:
         half = max(D[0, 1], 0.0) / 2.0
         return GuideTree(names, [(0, 1)], [_clean_length(half)] * 2 + [0.0], 2, method="nj")

@@ -1,8 +1,12 @@
-"""NJ's joins with the active nodes compacted into the first rows of the matrix (the
-working tree) against the kernel of a base commit read through a slot array, alternated
-in one process on the same random matrices; checks that both give the same joins.
+"""NJ's joins of the working tree against the kernel of a base commit, alternated in one
+process on the same matrices; checks that both give the same joins and lengths.
 
     python eval/experiments/2026-11-29-nj-compact/ab.py [--base 1ea4258] [--sizes 2000,4000]
+        [--matrix euclid | --matrix tiled --fasta SET.fa]
+
+``euclid``: distances of random points in 8 dimensions. ``tiled``: the k-mer distances
+of the sequences of ``--fasta``, drawn with repeats to each size, plus uniform noise
+(0-0.05) made symmetric: a tree-like matrix of any size.
 """
 
 from __future__ import annotations
@@ -41,20 +45,33 @@ def main():
     ap.add_argument("--sizes", default="2000,4000")
     ap.add_argument("--threads", type=int, default=0)
     ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--matrix", choices=("euclid", "tiled"), default="euclid")
+    ap.add_argument("--fasta", default=None)
     args = ap.parse_args()
+    if args.matrix == "tiled":
+        from trimsa.io import read_sequences
+        from trimsa.tree.distances import kmer_distances
+
+        K = kmer_distances(read_sequences(args.fasta), threads=args.threads).matrix
     threads = _numba.set_threads(args.threads)
     old = old_kernel(args.base)
     small = np.random.default_rng(1).random((50, 50))
     small = small + small.T
     for k in (old, new):   # compile
         k.nj_joins(small.copy())
-    print(f"threads {threads}")
-    print("| n | base s | compact s | ratio | same joins |")
+    print(f"threads {threads}, base {args.base}, matrix {args.matrix} {args.fasta or ''}")
+    print("| n | base s | working tree s | ratio | same joins |")
     print("|---:|---:|---:|---:|---|")
     for n in (int(x) for x in args.sizes.split(",")):
         rng = np.random.default_rng(n)
-        X = rng.random((n, 8))
-        D = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))
+        if args.matrix == "tiled":
+            idx = rng.integers(0, K.shape[0], n)
+            D = K[np.ix_(idx, idx)] + rng.random((n, n)) * 0.05
+            D = (D + D.T) / 2
+            np.fill_diagonal(D, 0.0)
+        else:
+            X = rng.random((n, 8))
+            D = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))
         times = {"old": [], "new": []}
         out = {}
         for _ in range(args.rounds):
