@@ -27,9 +27,12 @@ from trimsa.tree import _cpu as new
 ROOT = Path(__file__).resolve().parents[3]
 
 
-def old_kernel(base: str):
-    src = subprocess.run(["git", "show", f"{base}:trimsa/tree/_cpu.py"], cwd=ROOT, check=True,
-                         capture_output=True, text=True).stdout
+def old_kernel(base: str, base_file: str | None = None):
+    if base_file is not None:   # the base's trimsa/tree/_cpu.py, saved (a checkout without it)
+        src = Path(base_file).read_text()
+    else:
+        src = subprocess.run(["git", "show", f"{base}:trimsa/tree/_cpu.py"], cwd=ROOT,
+                             check=True, capture_output=True, text=True).stdout
     src = src.replace("from .._numba import", "from trimsa._numba import")
     path = Path(tempfile.mkdtemp()) / "old_tree_cpu.py"
     path.write_text(src)
@@ -47,6 +50,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--matrix", choices=("euclid", "tiled"), default="euclid")
     ap.add_argument("--fasta", default=None)
+    ap.add_argument("--base-file", default=None,
+                    help="the base commit's trimsa/tree/_cpu.py, where git cannot show it")
     args = ap.parse_args()
     if args.matrix == "tiled":
         from trimsa.io import read_sequences
@@ -54,7 +59,7 @@ def main():
 
         K = kmer_distances(read_sequences(args.fasta), threads=args.threads).matrix
     threads = _numba.set_threads(args.threads)
-    old = old_kernel(args.base)
+    old = old_kernel(args.base, args.base_file)
     small = np.random.default_rng(1).random((50, 50))
     small = small + small.T
     for k in (old, new):   # compile
