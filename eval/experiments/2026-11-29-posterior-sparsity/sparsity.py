@@ -13,15 +13,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "2026-11-24-sparse-library"))
+sys.path.insert(0, str(HERE.parent / "2026-11-29-structure-library"))
 sys.path.insert(0, str(HERE.parents[1]))
 
 from sparse import report  # noqa: E402
+from structure import run_tune_sets  # noqa: E402  (the same runner; needs ViennaRNA)
 
 from trimsa.progressive import consistency  # noqa: E402
 
@@ -42,10 +42,6 @@ def apply(variant: str):
 
 
 def main():
-    from bench_run import data_sets
-    from trimsa.evaluate import compare
-    from trimsa.progressive import Aligner
-
     ap = argparse.ArgumentParser()
     ap.add_argument("variants", nargs="+")
     ap.add_argument("--data", default=str(HERE.parents[2] / ".." / "shared" / "data"))
@@ -54,24 +50,8 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
-    rows = []
-    for folder, _inp, ref, seqs in data_sets("tune", args.max_n, Path(args.data)):
-        if folder.name.startswith("trip-"):
-            continue
-        group = "real" if folder.name.startswith("rfam") else "sim2 N<=256"
-        if args.only and not group.startswith(args.only):
-            continue
-        for v in args.variants:
-            apply(v)
-            t = time.perf_counter()
-            res = Aligner(threads=args.threads).align(seqs)
-            sec = time.perf_counter() - t
-            with tempfile.TemporaryDirectory() as d:
-                res.write(f"{d}/a.fa")
-                c = compare(ref, f"{d}/a.fa")
-            rows.append((group, folder.name, len(seqs), v, c.spfn, c.spfp, c.tc, sec, 0))
-            print(f"{folder.name:40s} {v:14s} {c.spfn:.4f}/{c.spfp:.4f} tc {c.tc:.3f} "
-                  f"{sec:6.1f} s", flush=True)
+    rows = run_tune_sets(args.variants, lambda v, seqs: apply(v), data=args.data,
+                         max_n=args.max_n, only=args.only, threads=args.threads)
     report(rows, args.variants, args.out)
 
 

@@ -132,15 +132,40 @@ def patched(codes, *args, **kw):
     return extend(library, seqs, CURRENT["kind"], CURRENT["alpha"])
 
 
-consistency.build_library = patched
-
-
-def main():
+def run_tune_sets(variants, setup, *, data, max_n=256, only="", threads=2):
+    """Every real/tune family and sim2/tune msa set of up to ``max_n`` sequences (``only``:
+    the group whose name starts so) aligned by ``run``'s defaults under each variant,
+    ``setup(variant, seqs)`` called first; rows ``(group, set, N, variant, spfn, spfp,
+    tc, seconds, 0)`` (the runner of ``../2026-11-24-sparse-library``'s ``report``)."""
     import tempfile
     import time
 
     from bench_run import data_sets
     from trimsa.evaluate import compare
+    from trimsa.progressive import Aligner
+
+    rows = []
+    for folder, _inp, ref, seqs in data_sets("tune", max_n, Path(data)):
+        if folder.name.startswith("trip-"):
+            continue
+        group = "real" if folder.name.startswith("rfam") else "sim2 N<=256"
+        if only and not group.startswith(only):
+            continue
+        for v in variants:
+            setup(v, seqs)
+            t = time.perf_counter()
+            res = Aligner(threads=threads).align(seqs)
+            sec = time.perf_counter() - t
+            with tempfile.TemporaryDirectory() as d:
+                res.write(f"{d}/a.fa")
+                c = compare(ref, f"{d}/a.fa")
+            rows.append((group, folder.name, len(seqs), v, c.spfn, c.spfp, c.tc, sec, 0))
+            print(f"{folder.name:40s} {v:14s} {c.spfn:.4f}/{c.spfp:.4f} tc {c.tc:.3f} "
+                  f"{sec:6.1f} s", flush=True)
+    return rows
+
+
+def main():
     from trimsa.progressive import Aligner
 
     ap = argparse.ArgumentParser()
@@ -151,39 +176,28 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
-    rows = []
-    for folder, _inp, ref, seqs in data_sets("tune", args.max_n, Path(args.data)):
-        if folder.name.startswith("trip-"):
-            continue
-        group = "real" if folder.name.startswith("rfam") else "sim2 N<=256"
-        if args.only and not group.startswith(args.only):
-            continue
+    consistency.build_library = patched
+
+    def setup(v, seqs):
         strings = list(seqs.sequences)
-        for v in args.variants:
-            if v == "default":
-                CURRENT.update(seqs=strings, kind=None, alpha=0.0)
-            elif v.startswith("ali:"):
-                # a first alignment with the defaults, its consensus structure, then again
-                CURRENT.update(seqs=strings, kind=None, alpha=0.0)
-                first = Aligner(threads=args.threads).align(seqs)
-                rows_ = {rec.id: str(rec.seq) for rec in first.alignment}
-                mats, db = consensus_pairs([rows_[nm] for nm in seqs.names])
-                for key in [k for k in _CACHE if k[1] == "ali"]:
-                    del _CACHE[key]
-                CURRENT.update(seqs=strings, kind="ali", alpha=float(v[4:]), ali=mats)
-                print(f"  consensus pairs {db.count('(')}", flush=True)
-            else:
-                kind, alpha = v.split(":")
-                CURRENT.update(seqs=strings, kind=kind, alpha=float(alpha))
-            t = time.perf_counter()
-            res = Aligner(threads=args.threads).align(seqs)
-            sec = time.perf_counter() - t
-            with tempfile.TemporaryDirectory() as d:
-                res.write(f"{d}/a.fa")
-                c = compare(ref, f"{d}/a.fa")
-            rows.append((group, folder.name, len(seqs), v, c.spfn, c.spfp, c.tc, sec, 0))
-            print(f"{folder.name:40s} {v:14s} {c.spfn:.4f}/{c.spfp:.4f} tc {c.tc:.3f} "
-                  f"{sec:6.1f} s", flush=True)
+        if v == "default":
+            CURRENT.update(seqs=strings, kind=None, alpha=0.0)
+        elif v.startswith("ali:"):
+            # a first alignment with the defaults, its consensus structure, then again
+            CURRENT.update(seqs=strings, kind=None, alpha=0.0)
+            first = Aligner(threads=args.threads).align(seqs)
+            rows_ = {rec.id: str(rec.seq) for rec in first.alignment}
+            mats, db = consensus_pairs([rows_[nm] for nm in seqs.names])
+            for key in [k for k in _CACHE if k[1] == "ali"]:
+                del _CACHE[key]
+            CURRENT.update(seqs=strings, kind="ali", alpha=float(v[4:]), ali=mats)
+            print(f"  consensus pairs {db.count('(')}", flush=True)
+        else:
+            kind, alpha = v.split(":")
+            CURRENT.update(seqs=strings, kind=kind, alpha=float(alpha))
+
+    rows = run_tune_sets(args.variants, setup, data=args.data, max_n=args.max_n,
+                         only=args.only, threads=args.threads)
     report(rows, args.variants, args.out)
 
 
