@@ -352,17 +352,18 @@ def slow_nj(D):
     return joins, lengths
 
 
-@pytest.mark.parametrize("kind", ["random", "ties", "tree", "wide"])
+@pytest.mark.parametrize("kind", ["random", "ties", "tree", "wide", "extreme"])
 @pytest.mark.parametrize("n", [4, 5, 9, 40, 101, 150])
 def test_nj_joins_equal_a_plain_python_nj(n, kind):
     """The pruned, threaded search gives the plain sequential scan's joins and lengths:
     on random distances, on small integers (many ties), on a tree's patristic distances
-    (additive: ties of Q everywhere) and on distances of very different sizes and signs
-    (where a bound's rounding could matter)."""
+    (additive: ties of Q everywhere) and on distances of very different sizes and signs,
+    some beyond float32's range (where a bound's rounding could matter)."""
     from trimsa import _numba
     from trimsa.tree import _cpu
 
-    rng = np.random.default_rng(n + 1000 * ["random", "ties", "tree", "wide"].index(kind))
+    rng = np.random.default_rng(
+        n + 1000 * ["random", "ties", "tree", "wide", "extreme"].index(kind))
     if kind == "tree":
         names = [f"t{i}" for i in range(n)]
         D = patristic(random_tree(n, rng, ultrametric=False), names) if n > 3 else \
@@ -371,6 +372,8 @@ def test_nj_joins_equal_a_plain_python_nj(n, kind):
         D = rng.integers(1, 4, (n, n)).astype(float)
     elif kind == "wide":
         D = rng.random((n, n)) * 10.0 ** rng.integers(-6, 7, (n, n)) - 0.5
+    elif kind == "extreme":   # beyond float32's range, and tiny negatives
+        D = rng.random((n, n)) * 10.0 ** rng.integers(-60, 45, (n, n)) - 1e-50
     else:
         D = rng.random((n, n))
     D = D + D.T
@@ -935,6 +938,21 @@ def test_triplet_distances_check_their_memory_first(monkeypatch):
     monkeypatch.undo()
     monkeypatch.setattr(_checks, "available_memory", lambda: need)
     assert build_guide_tree(seqs, distances="triplet", time_budget=1).n == 30
+
+
+def test_nj_float32_bounds_are_below_their_distances():
+    from trimsa.tree import _cpu
+
+    rng = np.random.default_rng(11)
+    vals = np.concatenate([
+        rng.random(2000) * 10.0 ** rng.integers(-320, 308, 2000),   # subnormal to huge
+        -rng.random(2000) * 10.0 ** rng.integers(-320, 308, 2000),
+        [0.0, -0.0, 1e-45, 2.1827476496979694e-43, -1e-50, 3.4028234663852886e38,
+         3.4028235e38, 1e39, -1e39, 1.1754943508222875e-38, -1.1754943508222875e-38]])
+    low = np.array([_cpu._f32_below(v) for v in vals], dtype=np.float64)
+    assert np.all(low <= vals)
+    normal = (np.abs(vals) >= 1.2e-38) & (np.abs(vals) <= 3.4e38)
+    assert np.all(np.abs(vals[normal] - low[normal]) <= 2.0 ** -19 * np.abs(vals[normal]))
 
 
 def test_nj_checks_its_memory_first(monkeypatch):

@@ -28,18 +28,35 @@ _DICT_TYPE = types.DictType(types.int64, types.int64)
 NJ_SLACK = 1e-9
 
 
+#: float32's largest value and its least normal one.
+_F32_MAX = 3.4028234663852886e38
+_F32_TINY = 1.1754943508222875e-38
+
+
+@jit
+def _f32_below(v):
+    """A float32 value at most ``v`` (and within 2^-20 of it relatively, for ``v`` in
+    float32's normal range)."""
+    if v >= _F32_MAX:
+        return np.float32(_F32_MAX)
+    if v < -_F32_MAX:
+        return np.float32(-np.inf)
+    if abs(v) < _F32_TINY:   # subnormal: 0, or the least normal value below
+        return np.float32(0.0) if v >= 0 else np.float32(-_F32_TINY)
+    f = np.float32(v)
+    if np.float64(f) > v:   # rounded up: step down by more than float32's rounding
+        f = np.float32(v - abs(v) * 2.0 ** -20)
+    return f
+
+
 @jit
 def _nj_sort_row(vals, ids, row_val, row_id):
     """``vals`` (distances to the nodes ``ids``) in ascending order into ``row_val``, as
-    float32 values no larger than the float64 ones, and their node ids into ``row_id``;
-    returns how many."""
+    float32 values no larger than the float64 ones (:func:`_f32_below`), and their node
+    ids into ``row_id``; returns how many."""
     order = np.argsort(vals, kind="mergesort")
     for k in range(order.size):
-        v = vals[order[k]]
-        f = np.float32(v)
-        if np.float64(f) > v:   # round down: the stored value bounds the distance
-            f = np.float32(v - abs(v) * 2.0 ** -20 - 1e-300)
-        row_val[k] = f
+        row_val[k] = _f32_below(vals[order[k]])
         row_id[k] = ids[order[k]]
     return order.size
 
@@ -62,8 +79,7 @@ def _nj_scan_row(D, r, m, s, node_row, sv, si, start, length, slot_of, rmax, ub,
     rs = r[me]
     w = m - 2.0
     while k < end:
-        v = np.float64(sv[node_row, k])
-        low = v - abs(v) * 2.0 ** -20
+        low = np.float64(sv[node_row, k])   # at most the distance
         bound = w * low - rs - rmax
         if bound - NJ_SLACK * (abs(w * low) + abs(rs) + abs(rmax)) > ub:
             break
