@@ -45,17 +45,25 @@ PairHmmName = Literal["auto", "trained", "fitted"]
 #: the consistency library's pairwise alignments); ``"auto"`` is ``"pairwise"``
 #: when the library aligns all pairs, ``"pair-score"`` when it aligns the tree's pairs
 #: of up to :data:`PAIR_SCORE_TREE_SEQUENCES` sequences and
-#: :data:`PAIR_SCORE_TREE_CELLS` banded cells, else ``"kmer"``.
+#: :data:`PAIR_SCORE_TREE_CELLS` banded cells, none shorter than
+#: :data:`PAIR_SCORE_TREE_MIN_LENGTH` of the median, else ``"kmer"``.
 TREE_DISTANCES = ("auto", "kmer", "pairwise", "pair-score", "triplet")
 #: Where the library aligns the tree's pairs, ``tree_distances="auto"`` takes the banded
 #: pairwise scores of all pairs (:func:`~trimsa.tree.distances.pair_score_distances`) up
 #: to this many sequences and banded cells (about 500 sequences of 400 residues), and
 #: k-mer distances beyond. On the nine tune sets of 256-450 sequences where the k-mer
 #: tree was the default, their UPGMA tree gave lower SPFN on all nine; from 600 sequences
-#: on, higher on seven of ten (``eval/experiments/2026-11-29-large-trees``). Both limits depend on the input
-#: alone, so the tree is the same on any device and thread count.
+#: on, higher on seven of ten (``eval/experiments/2026-11-29-large-trees``). The limits
+#: depend on the input alone, so the tree is the same on any device and thread count.
 PAIR_SCORE_TREE_SEQUENCES = 500
 PAIR_SCORE_TREE_CELLS = 4e9
+#: ... and only where every sequence is at least this share of the median length: the
+#: banded global scores put fragments far from everything, and with 5%, 10% or 30% of
+#: three tune sets' sequences cut to 40-60% of their length the pair-score tree aligned
+#: worse than the k-mer tree in eight of the nine cases
+#: (``eval/experiments/2026-11-29-fragments``); in the nine sets where it won, every
+#: sequence is at least 0.75 of the median length.
+PAIR_SCORE_TREE_MIN_LENGTH = 0.7
 
 #: Output formats and the Biopython (Bio.AlignIO) format each is written with.
 FORMATS = {
@@ -193,7 +201,8 @@ class Aligner:
         :func:`trimsa.tree.distances.pair_score_distances`) or ``"auto"`` (default:
         ``"pairwise"`` when the library aligns all pairs, ``"pair-score"`` when it
         aligns the tree's pairs of an input within :data:`PAIR_SCORE_TREE_SEQUENCES`
-        and :data:`PAIR_SCORE_TREE_CELLS`, else ``"kmer"``).
+        and :data:`PAIR_SCORE_TREE_CELLS` whose sequences are all at least
+        :data:`PAIR_SCORE_TREE_MIN_LENGTH` of the median length, else ``"kmer"``).
     device
         Where the stages with a GPU path run: ``"auto"`` (a GPU when CuPy sees
         one; for the library, from :data:`GPU_LIBRARY_CELLS` DP cells on; for
@@ -711,7 +720,8 @@ class Aligner:
         from ..tree.distances import pair_score_cells
 
         if (design == "tree" and len(seqs) <= PAIR_SCORE_TREE_SEQUENCES
-                and pair_score_cells(seqs.lengths) <= PAIR_SCORE_TREE_CELLS):
+                and pair_score_cells(seqs.lengths) <= PAIR_SCORE_TREE_CELLS
+                and seqs.lengths.min() >= PAIR_SCORE_TREE_MIN_LENGTH * np.median(seqs.lengths)):
             return "pair-score"
         return "kmer"
 
