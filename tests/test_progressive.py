@@ -1099,17 +1099,20 @@ def test_auto_tree_beside_the_trees_library(monkeypatch):
         with monkeypatch.context() as m:
             m.setattr(api, name, value)
             assert Aligner(threads=1, library="tree").distance_source(seqs) == "kmer"
-    # a fragment (a sequence below 0.7 of the median length): k-mer distances
+    # a fragment or a long sequence (a length beyond 0.7-1.5 of the median): k-mer distances
     recs = list(zip(seqs.names, seqs.sequences))
     median = float(np.median(seqs.lengths))
-    cut = int(np.ceil(api.PAIR_SCORE_TREE_MIN_LENGTH * median))
-    short = int(np.argmin(seqs.lengths))   # cut below the median: the median stays
-    for keep, want in ((cut, "pair-score"), (cut - 1, "kmer")):
-        trimmed = list(recs)
-        trimmed[short] = (recs[short][0], recs[short][1][:keep])
-        assert float(np.median([len(x) for _, x in trimmed])) == median
+    low, high = api.PAIR_SCORE_TREE_LENGTHS
+    cut = int(np.ceil(low * median))
+    long = int(np.floor(high * median))
+    short, longest = int(np.argmin(seqs.lengths)), int(np.argmax(seqs.lengths))
+    for at, size, want in ((short, cut, "pair-score"), (short, cut - 1, "kmer"),
+                           (longest, long, "pair-score"), (longest, long + 1, "kmer")):
+        changed = list(recs)   # the shortest cut, or the longest grown: the median stays
+        changed[at] = (recs[at][0], (recs[at][1] * 2)[:size])
+        assert float(np.median([len(x) for _, x in changed])) == median
         assert Aligner(threads=1, library="tree").distance_source(
-            as_sequence_set(trimmed)) == want
+            as_sequence_set(changed)) == want
     # the default budget scores every pair within the cells limit at one CPU thread's rate
     # (the budget's estimate takes each pair's mean length, at most its longer one's)
     assert DEFAULT_TIME_BUDGET * _rate("cpu", "band-pair", 1) >= api.PAIR_SCORE_TREE_CELLS

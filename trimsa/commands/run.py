@@ -42,7 +42,7 @@ def register(subparsers) -> None:
                         "or auto) or auto (default: pairwise when the library aligns all pairs, "
                         "about 250 sequences of 450 residues at most; pair-score, every pair, "
                         "when it aligns the tree's pairs of up to 500 sequences and 4e9 "
-                        "banded cells, none shorter than 0.7 of the median; else kmer)")
+                        "banded cells, every length within 0.7-1.5 of the median; else kmer)")
     p.add_argument("--tree-time-budget", type=float, default=None, metavar="S",
                    help="seconds the triplet or pair-score guide tree (--tree-distances "
                         "triplet or pair-score) may spend on its pairs and triplets, an "

@@ -45,8 +45,8 @@ PairHmmName = Literal["auto", "trained", "fitted"]
 #: the consistency library's pairwise alignments); ``"auto"`` is ``"pairwise"``
 #: when the library aligns all pairs, ``"pair-score"`` when it aligns the tree's pairs
 #: of up to :data:`PAIR_SCORE_TREE_SEQUENCES` sequences and
-#: :data:`PAIR_SCORE_TREE_CELLS` banded cells, none shorter than
-#: :data:`PAIR_SCORE_TREE_MIN_LENGTH` of the median, else ``"kmer"``.
+#: :data:`PAIR_SCORE_TREE_CELLS` banded cells, every length within
+#: :data:`PAIR_SCORE_TREE_LENGTHS` of the median, else ``"kmer"``.
 TREE_DISTANCES = ("auto", "kmer", "pairwise", "pair-score", "triplet")
 #: Where the library aligns the tree's pairs, ``tree_distances="auto"`` takes the banded
 #: pairwise scores of all pairs (:func:`~trimsa.tree.distances.pair_score_distances`) up
@@ -57,13 +57,14 @@ TREE_DISTANCES = ("auto", "kmer", "pairwise", "pair-score", "triplet")
 #: depend on the input alone, so the tree is the same on any device and thread count.
 PAIR_SCORE_TREE_SEQUENCES = 500
 PAIR_SCORE_TREE_CELLS = 4e9
-#: ... and only where every sequence is at least this share of the median length: the
-#: banded global scores put fragments far from everything, and with 5%, 10% or 30% of
-#: three tune sets' sequences cut to 40-60% of their length the pair-score tree aligned
-#: worse than the k-mer tree in eight of the nine cases
+#: ... and only where every sequence's length lies within these shares of the median:
+#: banded global scores put fragments, and sequences with long flanks, far from
+#: everything. With 5%, 10% or 30% of three tune sets' sequences cut to 40-60% of their
+#: length the pair-score tree aligned worse than the k-mer tree in eight of the nine
+#: cases, and with 5% given flanks of 50-100% of their length in all three
 #: (``eval/experiments/2026-11-29-fragments``); in the nine sets where it won, every
-#: sequence is at least 0.75 of the median length.
-PAIR_SCORE_TREE_MIN_LENGTH = 0.7
+#: length lies within 0.75-1.44 of the median.
+PAIR_SCORE_TREE_LENGTHS = (0.7, 1.5)
 
 #: Output formats and the Biopython (Bio.AlignIO) format each is written with.
 FORMATS = {
@@ -201,8 +202,8 @@ class Aligner:
         :func:`trimsa.tree.distances.pair_score_distances`) or ``"auto"`` (default:
         ``"pairwise"`` when the library aligns all pairs, ``"pair-score"`` when it
         aligns the tree's pairs of an input within :data:`PAIR_SCORE_TREE_SEQUENCES`
-        and :data:`PAIR_SCORE_TREE_CELLS` whose sequences are all at least
-        :data:`PAIR_SCORE_TREE_MIN_LENGTH` of the median length, else ``"kmer"``).
+        and :data:`PAIR_SCORE_TREE_CELLS` whose lengths all lie within
+        :data:`PAIR_SCORE_TREE_LENGTHS` of the median, else ``"kmer"``).
     device
         Where the stages with a GPU path run: ``"auto"`` (a GPU when CuPy sees
         one; for the library, from :data:`GPU_LIBRARY_CELLS` DP cells on; for
@@ -721,7 +722,7 @@ class Aligner:
 
         if (design == "tree" and len(seqs) <= PAIR_SCORE_TREE_SEQUENCES
                 and pair_score_cells(seqs.lengths) <= PAIR_SCORE_TREE_CELLS
-                and seqs.lengths.min() >= PAIR_SCORE_TREE_MIN_LENGTH * np.median(seqs.lengths)):
+                and _lengths_within(seqs.lengths, PAIR_SCORE_TREE_LENGTHS)):
             return "pair-score"
         return "kmer"
 
@@ -1025,6 +1026,13 @@ class Aligner:
         return AlignmentResult(names=tuple(seqs.names), descriptions=tuple(seqs.descriptions),
                                rows=tuple(rows), guide=tree, alphabet=seqs.alphabet.name,
                                stages=tuple(stages))
+
+
+def _lengths_within(lengths, shares) -> bool:
+    """Whether every length lies within ``shares`` (low, high) of the median length."""
+    L = np.asarray(lengths, float)
+    med = float(np.median(L))
+    return bool(L.min() >= shares[0] * med and L.max() <= shares[1] * med)
 
 
 def _cube_cells(seqs: SequenceSet) -> float:

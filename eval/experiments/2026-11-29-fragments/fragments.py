@@ -7,6 +7,8 @@ For each tune set, a share of its sequences (drawn with a fixed seed) is cut to 
 window of 40-60% of its residues; the true alignment keeps its columns, the cut residues
 becoming gaps. Then `run`'s defaults (the pair-score tree there) against
 `tree_distances="kmer"` (the tree before), SPFN / SPFP / TC against the cut truth.
+With ``--extend``, the chosen sequences instead get a random flank of 50-100% of their
+length at one end (new columns of the true alignment, gaps in every other sequence).
 """
 
 from __future__ import annotations
@@ -36,6 +38,25 @@ def cut(true_rows, share, rng):
     return out
 
 
+def extend(true_rows, share, rng):
+    names = list(true_rows)
+    chosen = sorted(rng.choice(len(names), int(round(share * len(names))), replace=False))
+    flanks = {}
+    for i in chosen:
+        length = len(true_rows[names[i]].replace("-", ""))
+        flanks[i] = ("".join(rng.choice(list("ACGT"), int(length * rng.uniform(0.5, 1.0)))),
+                     bool(rng.integers(0, 2)))
+    out = {}
+    for i, name in enumerate(names):
+        # each flank has its own columns: residues in its row, gaps in the others
+        lcols, rcols = [], []
+        for j, (f, end) in flanks.items():
+            col = f if j == i else "-" * len(f)
+            (rcols if end else lcols).append(col)
+        out[name] = "".join(lcols) + true_rows[name] + "".join(rcols)
+    return out
+
+
 def main():
     from Bio import SeqIO
 
@@ -47,6 +68,8 @@ def main():
     ap.add_argument("--share", type=float, default=0.3)
     ap.add_argument("--seed", type=int, default=29)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--extend", action="store_true",
+                    help="long flanks on the chosen sequences instead of cutting them")
     args = ap.parse_args()
     print("| set | variant | guide tree | SPFN | SPFP | TC | s |")
     print("|---|---|---|---:|---:|---:|---:|")
@@ -56,7 +79,8 @@ def main():
         opener = gzip.open if str(ref).endswith(".gz") else open
         with opener(ref, "rt") as fh:
             true_rows = {r.id: str(r.seq) for r in SeqIO.parse(fh, "fasta")}
-        rows = cut(true_rows, args.share, np.random.default_rng(args.seed))
+        rows = (extend if args.extend else cut)(true_rows, args.share,
+                                                np.random.default_rng(args.seed))
         with tempfile.TemporaryDirectory() as tmp:
             truth = Path(tmp) / "true.fa"
             truth.write_text("".join(f">{k}\n{v}\n" for k, v in rows.items()))
