@@ -866,9 +866,13 @@ class Aligner:
         budget = {} if self.tree_time_budget is None else {
             "time_budget": float(self.tree_time_budget)}
         if source == "pair-score":   # the default budget holds every pair of "auto"'s
+            from ..triplet.backends import resolve_device
+
+            # resolved here, quietly, as the other default stages are: -v names the device
+            device = resolve_device(self.device, announce=False)
             with _on_gpu(self.gpus[0] if self.gpus else None):
                 return build_guide_tree(seqs, distances="pair-score", method=self.method,
-                                        scoring=scoring, device=self.device, threads=threads,
+                                        scoring=scoring, device=device, threads=threads,
                                         progress=progress, **budget)
         if len(seqs) == 2:   # one tree only, and no triplet to score
             return GuideTree(seqs.names, [(0, 1)], np.zeros(3), 2, method=self.method)
