@@ -266,3 +266,15 @@ def test_run_with_the_trees_library_on_the_gpu_is_the_run_on_the_cpu(data_dir):
     tree = {s.name: s for s in gpu.stages}["guide tree"]
     assert tree.device == "gpu" and "banded pairwise scores" in tree.method
     np.testing.assert_array_equal(gpu.guide.distances.matrix, cpu.guide.distances.matrix)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("source", ["triplet", "pair-score"])
+def test_run_on_auto_says_nothing_of_its_gpu_tree(data_dir, capsys, source):
+    """``auto`` resolves the guide tree's device quietly, as it does the library's: the
+    tree runs on the GPU, ``-v``'s stage names it, and nothing else reaches stderr."""
+    inp = str(data_dir / "msa16_input.fa")
+    capsys.readouterr()
+    res = Aligner(device="auto", tree_distances=source).align(inp)
+    assert capsys.readouterr().err == ""
+    assert {s.name: s for s in res.stages}["guide tree"].device == "gpu"

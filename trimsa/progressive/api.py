@@ -865,20 +865,19 @@ class Aligner:
             return self._pairwise_tree(seqs, library)
         budget = {} if self.tree_time_budget is None else {
             "time_budget": float(self.tree_time_budget)}
-        if source == "pair-score":   # the default budget holds every pair of "auto"'s
-            from ..triplet.backends import resolve_device
-
-            # resolved here, quietly, as the other default stages are: -v names the device
-            device = resolve_device(self.device, announce=False)
-            with _on_gpu(self.gpus[0] if self.gpus else None):
-                return build_guide_tree(seqs, distances="pair-score", method=self.method,
-                                        scoring=scoring, device=device, threads=threads,
-                                        progress=progress, **budget)
-        if len(seqs) == 2:   # one tree only, and no triplet to score
+        if source == "triplet" and len(seqs) == 2:   # one tree only, no triplet to score
             return GuideTree(seqs.names, [(0, 1)], np.zeros(3), 2, method=self.method)
-        return build_guide_tree(seqs, distances="triplet", method=self.method,
-                                scoring=scoring, device=self.device, threads=threads,
-                                scheduler=workers, progress=progress, **budget)
+        from ..triplet.backends import resolve_device
+
+        # resolved here, quietly, as the other stages are: -v names the device. The
+        # pair-score tree is scored in this process; Dask workers resolve their own.
+        on_workers = source == "triplet" and workers is not None
+        device = self.device if on_workers else resolve_device(self.device, announce=False)
+        extra = {"scheduler": workers} if source == "triplet" else {}
+        with _on_gpu(self.gpus[0] if self.gpus else None):
+            return build_guide_tree(seqs, distances=source, method=self.method,
+                                    scoring=scoring, device=device, threads=threads,
+                                    progress=progress, **budget, **extra)
 
     def _triplet_votes(self, seqs, codes, scoring, sc, library, threads, progress, stages):
         """Mix the votes of banded exact 3-way alignments into ``library``
