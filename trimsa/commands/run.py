@@ -52,8 +52,8 @@ def register(subparsers) -> None:
                    help="the GPUs the consistency library and the k-mer guide tree use when "
                         "they go to the GPU, e.g. 0,1 (default: every visible GPU; the result "
                         "does not depend on them)")
-    add_scheduler_option(p, "build the consistency library (and the triplet guide tree) on "
-                            "Dask workers")
+    add_scheduler_option(p, "build the consistency library (and the k-mer or triplet guide "
+                            "tree) on Dask workers")
     add_scoring_options(p, "progressive")
     p.add_argument("--consistency", type=float, default=None, metavar="W",
                    help="weight of the pairwise consistency library in the profile scores "
