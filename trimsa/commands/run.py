@@ -51,7 +51,8 @@ def register(subparsers) -> None:
     p.add_argument("--gpus", default=None, metavar="LIST",
                    help="the GPUs the consistency library and the k-mer guide tree use when "
                         "they go to the GPU, e.g. 0,1 (default: every visible GPU; the result "
-                        "does not depend on them)")
+                        "does not depend on them); the pair-score and triplet guide trees use "
+                        "the first")
     add_scheduler_option(p, "build the consistency library (and the k-mer or triplet guide "
                             "tree) on Dask workers")
     add_scoring_options(p, "progressive")

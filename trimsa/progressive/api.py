@@ -217,7 +217,7 @@ class Aligner:
     gpus
         The GPUs the library and the k-mer guide tree use (device numbers;
         default None: every visible one, when the stage goes to the GPU); the
-        pair-score guide tree uses the first.
+        pair-score and triplet guide trees use the first.
         Given, those stages go to the GPU whatever their size; their work is
         dealt out among the GPUs, and the result is the same on any number of
         them. An error with ``device="cpu"`` or where neither stage is built.
