@@ -64,13 +64,14 @@ class FakeDevices:
         # the CPU kernel's model: its DP planes make small budgets bite
         return plan.memory_model("cpu", sequence_bytes=seqs.codes.nbytes + seqs.offsets.nbytes)
 
-    def score(self, seqs, trip, mode, scoring, out):
+    def score(self, seqs, trip, mode, scoring, out, *, pruning="auto", work=None):
         dev = self.local.dev
         assert dev is not None, "scored outside a device context"
         if dev == self.fail_on:
             raise RuntimeError(f"device {dev} failed")
         name = {0: "global", 1: "semiglobal", 2: "local"}[mode]
-        out[:] = score_triplets(seqs, trip, mode=name, scoring=scoring, device="cpu", threads=1)
+        out[:] = score_triplets(seqs, trip, mode=name, scoring=scoring, device="cpu", threads=1,
+                                pruning=pruning, work=work)
         with self.lock:
             self.batches.append((dev, trip.copy(),
                                  plan.batch_bytes(seqs.lengths, trip, self.memory_model(seqs))))

@@ -821,9 +821,10 @@ def _cpu_stand_ins(monkeypatch, untraceable):
 
 @pytest.mark.parametrize("mode", MODES)
 def test_gpu_route_of_affine_tracebacks_with_cpu_stand_ins_equals_the_cpu(mode, monkeypatch):
-    """``align_triplets``'s GPU route (full cubes, the divide and conquer of larger ones,
-    the triplets beyond the kernels' bound left to the CPU), its GPU functions replaced
-    by the CPU's: the CPU route's alignments, in input order. The memory of the CPU's
+    """``align_triplets``'s GPU route through full cubes (:func:`api._align_full`: full
+    cubes, the divide and conquer of larger ones, the triplets beyond the kernels' bound
+    left to the CPU), its GPU functions replaced by the CPU's: the CPU route's
+    alignments, in input order. The memory of the CPU's
     sweeps is checked for the triplets left to the CPU only."""
     from trimsa.errors import ResourceError
     from trimsa.io import as_sequence_set
@@ -835,14 +836,14 @@ def test_gpu_route_of_affine_tracebacks_with_cpu_stand_ins_equals_the_cpu(mode, 
     trip = rng.integers(0, len(seqs), (12, 3)).astype(np.int32)
     sc = Scoring.dna(gap_open=-8, gap_extend=-2, stage="alignment")
     m = MODES.index(mode)
-    cpu = api._align_affine(seqs, trip, m, sc, mode, 1, "cpu")
+    cpu = api._align_full(seqs, trip, m, sc, mode, 1, "cpu")
     _cpu_stand_ins(monkeypatch, untraceable=(2, 7))
-    routed = api._align_affine(seqs, trip, m, sc, mode, 1, "gpu")
+    routed = api._align_full(seqs, trip, m, sc, mode, 1, "gpu")
     assert [(a.rows, a.score, a.core) for a in routed] == [(a.rows, a.score, a.core) for a in cpu]
     # no host memory at all: the triplets all on the GPU pass, one left to the CPU does not
     monkeypatch.setattr(_checks, "available_memory", lambda: 0)
     _cpu_stand_ins(monkeypatch, untraceable=())
-    assert len(api._align_affine(seqs, trip, m, sc, mode, 1, "gpu")) == len(trip)
+    assert len(api._align_full(seqs, trip, m, sc, mode, 1, "gpu")) == len(trip)
     _cpu_stand_ins(monkeypatch, untraceable=(0,))
     with pytest.raises(ResourceError, match="aligning the largest triplet"):
-        api._align_affine(seqs, trip, m, sc, mode, 1, "gpu")
+        api._align_full(seqs, trip, m, sc, mode, 1, "gpu")

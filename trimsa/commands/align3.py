@@ -9,7 +9,7 @@ import numpy as np
 from ..errors import OptionError
 from ..io import atomic_output, read_sequences, write_fasta
 from ..scoring import check_mode
-from ..triplet import _affine, align_triplets
+from ..triplet import _affine, align_triplets, pruned
 from ..triplet._checks import check_plane_memory
 from ..triplet.api import require_three
 from ..triplet.backends import resolve_device
@@ -78,14 +78,23 @@ def run(args) -> int:
                            1 if scoring.linear else threads, "aligning the largest triplet",
                            tracebacks=True, mode=check_mode(args.mode))
         lens = ", ".join(str(int(x)) for x in seqs.lengths)
+        if pruned.applies(check_mode(args.mode), scoring):
+            when = (f"up to roughly {seconds / 60:.0f} min for the full cube (a rough "
+                    f"estimate; the bound-pruned path sweeps far fewer cells where the "
+                    f"sequences are related)")
+        else:
+            when = f"roughly {seconds / 60:.0f} min (a rough estimate)"
         note(f"exact alignment of {lens} residues: {cells:.2g} cells on {threads} CPU "
-             f"thread{'s' if threads > 1 else ''}, roughly {seconds / 60:.0f} min (a rough "
-             f"estimate); a GPU (--device gpu) is much faster, and 'trimsa run' aligns "
-             f"long sequences progressively")
+             f"thread{'s' if threads > 1 else ''}, {when}; a GPU (--device gpu) is much "
+             f"faster, and 'trimsa run' aligns long sequences progressively")
+    work = pruned.Work()
     aln = align_triplets(seqs, [[0, 1, 2]], mode=args.mode, scoring=scoring,
-                         threads=args.threads, device=device)[0]
+                         threads=args.threads, device=device, work=work)[0]
     with atomic_output(args.output) as out:
         write_fasta(zip(seqs.descriptions, aln.rows), out)
     if not args.quiet:
+        if work.swept_cells < work.cube_cells:
+            note(f"{100 * work.swept_cells / work.cube_cells:.2g}% of the cube swept "
+                 f"(bound-pruned)")
         note(f"{args.mode} score {aln.score}")
     return 0

@@ -139,7 +139,7 @@ __device__ __forceinline__ void await(const int* p, int v, int lane) {
 // the index (i (lb + 1) + j) (lc + 1) + k of the cell the mode reads (ties: the
 // lowest index, as the CPU's first in (i, j, k) order). The triplet's rows
 // must be in the CPU's order.
-// Banded tracebacks (BAND, global, with TRACE): triplet `item` keeps, in layer i, the
+// Bands (BAND, global; pointer words with TRACE, the score alone without): triplet `item` keeps, in layer i, the
 // cells jlo..jhi x klo..khi of band[4 (band_off[item] + i) + 0..3]; its pointer words
 // are laid out by layer (lay_off[band_off[item] + i] + (j - jlo) (khi - klo + 1) + k -
 // klo, from ptr + ptr_off[item]), as the CPU's _affine.band_layout. Each tile (strip x
@@ -425,7 +425,7 @@ affine_score(const unsigned char* __restrict__ codes,
                             const int kl = bd[4 * i + 2], kh = bd[4 * i + 3];
                             kin = k >= kl && k <= kh;
                             wk = kh - kl + 1;
-                            lrow = lo_[i] - (long long)jl * wk + (k - kl);
+                            if (TRACE) lrow = lo_[i] - (long long)jl * wk + (k - kl);
                         }
                         // Fb of the row above (layer i), Gc of the row above (layer i-1)
                         T fb0 = ufb0, fb1 = ufb1, fb2 = ufb2, gcu = up_gc;

@@ -693,11 +693,18 @@ class Aligner:
 
         t = time.perf_counter()
         device = self.exact_device(scoring)
+        from ..triplet.pruned import Work
+
+        work = Work()
         aln = align_triplets(seqs, [[0, 1, 2]], scoring=scoring, threads=threads,
-                             device=device)[0]
+                             device=device, work=work)[0]
         cells = _cube_cells(seqs)
-        stages.append(Stage("exact 3-way", f"optimal alignment (score {aln.score})", device,
-                            1, "triplets", cells, time.perf_counter() - t))
+        method = f"optimal alignment (score {aln.score})"
+        if work.swept_cells < work.cube_cells:
+            method += (f"; {100 * work.swept_cells / work.cube_cells:.2g}% of the cube "
+                       f"swept (bound-pruned)")
+        stages.append(Stage("exact 3-way", method, device, 1, "triplets", cells,
+                            time.perf_counter() - t))
         return list(aln.rows)
 
     def exact_device(self, scoring) -> str:
@@ -946,6 +953,9 @@ class Aligner:
             if dist is None:   # two sequences: one tree, no triplet scored
                 return Stage("guide tree", f"{tree.method} of two sequences", "cpu", 0,
                              "triplets", None, seconds)
+            if dist.info.get("swept_share") is not None:
+                method += (f"; {100 * dist.info['swept_share']:.2g}% of the cube cells swept "
+                           f"(bound-pruned cubes)")
             return Stage("guide tree", method, dist.info["device"], dist.info["n_triplets"],
                          "triplets", dist.info.get("cells"), seconds)
         # the pairwise alignments' cells are the library stage's; the pair scores' its own

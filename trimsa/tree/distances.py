@@ -107,7 +107,10 @@ class Distances:
         the scored triplets: the exact engine's ``|A| |B| |C|``, the banded kernel's
         ``(|A| + 1) (2w + 1)^2`` with ``A`` the longest) and ``gaps`` (the gap scores:
         ``"-3"`` linear, ``"-3 / -1"`` open / extend) and ``prior_pairs`` (pairs whose
-        pairwise scores were computed: see :func:`pairwise_prior`); the k-mer
+        pairwise scores were computed: see :func:`pairwise_prior`) and ``swept_cells``,
+        ``swept_share`` (the cells the exact engine swept in this process, and their
+        share of the scored triplets' cubes: :mod:`trimsa.triplet.pruned`; None when it
+        swept none here: the banded kernel, Dask workers); the k-mer
         source keeps ``k`` (and, built in bounded memory, ``neighbours``, ``sparse_joins``,
         ``dense_clusters``, ``evaluated``, ``matrix_bytes``: :func:`trimsa.tree.bounded.kmer_upgma`);
         the ``pair-score`` source keeps ``estimates``, ``band``, ``device``, ``pairs``
@@ -483,17 +486,18 @@ PROGRESS_BLOCK = 1024
 
 
 def _score(seqs, trip, *, band, scoring, mode, device, threads, scheduler=None,
-           progress=None):
+           progress=None, work=None):
     """Scores of ``trip`` (``None``: all ``C(n, 3)``), exact (``band`` None) or banded.
     With ``progress`` (not with a scheduler, which splits the work itself), in blocks
-    after each of which ``progress(done, total)`` is called: the same scores."""
+    after each of which ``progress(done, total)`` is called: the same scores. ``work``
+    (a :class:`~trimsa.triplet.pruned.Work`) counts the exact engine's cells swept."""
     from ..triplet import iter_all_triplets, score_triplets
     from ..triplet._checks import BATCH_TRIPLETS
 
     if band is None and (progress is None or scheduler is not None):
         return score_triplets(seqs, trip, mode=mode, scoring=scoring, device=device,
                               threads=0 if scheduler is not None else threads,
-                              scheduler=scheduler)
+                              scheduler=scheduler, work=work)
     if band is not None and trip is not None and progress is None:
         return band_triplet_scores(seqs, trip, band=band, scoring=scoring, threads=threads)
     n = len(seqs)
@@ -506,7 +510,7 @@ def _score(seqs, trip, *, band, scoring, mode, device, threads, scheduler=None,
     out, done = [], 0
     for block in blocks:
         out.append(_score(seqs, block, band=band, scoring=scoring, mode=mode, device=device,
-                          threads=threads))
+                          threads=threads, work=work))
         done += len(block)
         if progress is not None:
             progress(done, total)
@@ -645,7 +649,7 @@ def ls_triplets(n: int, triplets, scores, *, prior=None, damp: float = 0.0) -> n
 def pairwise_from_triplets(seqs, triplets=None, scores=None, *, mode="global", scoring=None,
                            band: int | None = None, prior=None, damp: float = DEFAULT_DAMP,
                            device="cpu", threads: int = 0, scheduler=None,
-                           progress=None) -> np.ndarray:
+                           progress=None, work=None) -> np.ndarray:
     """Pairwise score estimates ``(n, n)`` from triplet scores.
 
     Parameters
@@ -667,6 +671,9 @@ def pairwise_from_triplets(seqs, triplets=None, scores=None, *, mode="global", s
     progress
         Called as ``progress(done, total)`` while triplets are scored here (not with
         a scheduler).
+    work
+        A :class:`~trimsa.triplet.pruned.Work` that counts the cells the exact engine
+        sweeps for the triplets scored here (not on Dask workers).
 
     Returns
     -------
@@ -680,7 +687,8 @@ def pairwise_from_triplets(seqs, triplets=None, scores=None, *, mode="global", s
     if triplets is None:
         if scores is None:
             scores = _score(seqs, None, band=band, scoring=sc, mode=mode, device=device,
-                            threads=threads, scheduler=scheduler, progress=progress)
+                            threads=threads, scheduler=scheduler, progress=progress,
+                            work=work)
         if n < UNDERDETERMINED and prior is not None:
             from ..triplet import all_triplets
 
@@ -693,7 +701,8 @@ def pairwise_from_triplets(seqs, triplets=None, scores=None, *, mode="global", s
         trip = np.asarray(triplets, dtype=np.int64).reshape(-1, 3)
         if scores is None:
             scores = _score(seqs, trip, band=band, scoring=sc, mode=mode, device=device,
-                            threads=threads, scheduler=scheduler, progress=progress)
+                            threads=threads, scheduler=scheduler, progress=progress,
+                            work=work)
         est = ls_triplets(n, trip, scores, prior=prior, damp=damp)
     np.fill_diagonal(est, self_scores(seqs, sc))
     return est
@@ -1113,6 +1122,9 @@ def _triplet_distances(seqs, sc, mode, triplets, m, band, time_budget, transform
     self_sc = self_scores(seqs, sc)
     mm = 0
     prior_pairs = 0
+    from ..triplet.pruned import Work
+
+    work = Work()   # the cells the exact engine sweeps in this process
     if triplets == "all":
         prior = None
         if n < UNDERDETERMINED:   # exact global pairwise scores fill in the rest
@@ -1127,7 +1139,7 @@ def _triplet_distances(seqs, sc, mode, triplets, m, band, time_budget, transform
         t0 = time.perf_counter()
         est = pairwise_from_triplets(seqs, None, mode=mode, scoring=sc, band=band, device=dev,
                                      threads=threads, scheduler=client, prior=prior,
-                                     progress=progress)
+                                     progress=progress, work=work)
         timings["triplets"] = time.perf_counter() - t0
         n_trip = n_all_triplets(n)
         supported, min_support, mm = n * (n - 1) // 2, n - 2, n - 2
@@ -1151,7 +1163,7 @@ def _triplet_distances(seqs, sc, mode, triplets, m, band, time_budget, transform
         timings["design"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         S = _score(seqs, trip, band=band, scoring=sc, mode=mode, device=dev, threads=threads,
-                   scheduler=client, progress=progress)
+                   scheduler=client, progress=progress, work=work)
         timings["triplets"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         est = ls_triplets(n, trip, S, prior=prior, damp=damp)
@@ -1190,6 +1202,8 @@ def _triplet_distances(seqs, sc, mode, triplets, m, band, time_budget, transform
                 min_support=int(min_support), m=int(mm),
                 pairwise_prior=triplets == "all" and n < UNDERDETERMINED, cells=cells,
                 prior_pairs=prior_pairs,
+                swept_cells=work.swept_cells if work.triplets else None,
+                swept_share=work.swept_cells / work.cube_cells if work.cube_cells else None,
                 gaps=(f"{sc.gap_extend}" if sc.linear else f"{sc.gap_open} / {sc.gap_extend}"))
     return Distances(seqs.names, D, "triplet", info, timings)
 

@@ -254,6 +254,9 @@ class GuideTree:
             if self.distances.info.get("cells"):
                 kind = "triplet" if self.distances.source == "triplet" else "pairwise"
                 what += f"; {self.distances.info['cells']:.3g} {kind} cells"
+            if self.distances.info.get("swept_share") is not None:
+                what += (f" ({100 * self.distances.info['swept_share']:.2g}% of them swept: "
+                         f"the bound-pruned cubes)")
         stages = ""
         if len(self.timings) > 1:
             stages = " (" + ", ".join(f"{k} {v:.1f} s" for k, v in self.timings.items()) + ")"

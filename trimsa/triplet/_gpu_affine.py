@@ -37,11 +37,12 @@ _NULL = np.uint64(0)
 
 
 #: The score kernel's instantiations: score only, pointer words, banded pointer words,
-#: and for subproblems of the divide and conquer last-layer states and pointer words;
+#: banded scores, and for subproblems of the divide and conquer last-layer states and pointer words;
 #: all but the banded ones also for split triplets (one warp per strip of rows).
 _NAMES = {"score": f"affine_score<{TJ}, false, false, false, false, I32>",
           "trace": f"affine_score<{TJ}, true, false, false, false, I32>",
           "band": f"affine_score<{TJ}, true, true, false, false, I32>",
+          "band_score": f"affine_score<{TJ}, false, true, false, false, I32>",
           "states": f"affine_score<{TJ}, false, false, true, false, I32>",
           "subtrace": f"affine_score<{TJ}, true, false, true, false, I32>",
           "score_split": f"affine_score<{TJ}, false, false, false, true, I32>",
@@ -230,13 +231,20 @@ def packed_bound(lens, scoring, mode: int) -> tuple[np.ndarray, int]:
     return ok, neg
 
 
-def _sweep(d_codes, d_off, tri, lens, mode, scoring, mem_fraction, neg=None):
+def _sweep(d_codes, d_off, tri, lens, mode, scoring, mem_fraction, neg=None, band=None):
     """Scores of the triplets ``tri`` (kernel order, lengths ``lens``) by the 32-bit score
     kernel, or with the sentinel ``neg`` of :func:`packed_bound` by the packed one (``tri``
-    of even length, every triplet admitted by the bound)."""
+    of even length, every triplet admitted by the bound), or, with ``band`` (``(rows,
+    first row per triplet)`` on the device, as :func:`align_banded` takes them; global
+    mode, rows in the given order), the best global score within each triplet's band."""
     import cupy
 
-    fn, resident_warps, _ = _function("score" if neg is None else "score16")
+    kind = "score" if neg is None else "score16"
+    if band is not None:
+        if neg is not None or mode != 0:
+            raise ValueError("banded sweeps are global and 32-bit")
+        kind = "band_score"
+    fn, resident_warps, _ = _function(kind)
     la = int(lens[:, 0].max())
     lc = int(lens[:, 2].max())
     per_warp = warp_bytes(la, lc)
@@ -258,10 +266,11 @@ def _sweep(d_codes, d_off, tri, lens, mode, scoring, mem_fraction, neg=None):
             table = table - np.int32(2 * ge)
             ge = 0
         packed = (scoring.gap_open, ge, neg)
-    else:
+    elif band is None:
         split_fn = _function("score_split")[0]
     d_out = _launch(fn, warps, len(tri), d_codes, d_off, cupy.asarray(tri), cupy.asarray(table),
                     K, scoring, mode, jface_words(la, lc), (la + 1) * (TJ + 1) * FACE_WORDS, lens,
+                    band=(_NULL, _NULL, _NULL) if band is None else (band[0], band[1], _NULL),
                     split_fn=split_fn, packed=packed)
     res = cupy.asnumpy(d_out)
     if neg is not None and mode == 0:

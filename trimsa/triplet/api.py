@@ -44,6 +44,7 @@ from ._checks import (
     scoring_for,
 )
 from .backends import Device, check_precision, resolve_device
+from .pruned import Pruning, Work, check_pruning
 
 __all__ = ["TripletAlignment", "align_triplet", "align_triplets", "all_triplets",
            "iter_all_triplets", "require_three", "resolve_device", "score_triplets"]
@@ -102,7 +103,8 @@ class TripletAlignment:
 def score_triplets(seqs, triplets=None, *, mode: Mode = "global", scoring: Scoring | None = None,
                    device: Device = "cpu", threads: int = 0,
                    precision: Literal["auto", "int32", "int16"] = "auto", gpus=None,
-                   scheduler=None, partition: str = "dynamic") -> np.ndarray:
+                   scheduler=None, partition: str = "dynamic", pruning: Pruning = "auto",
+                   work: Work | None = None) -> np.ndarray:
     """Exact 3-way alignment scores of many triplets.
 
     Parameters
@@ -144,6 +146,15 @@ def score_triplets(seqs, triplets=None, *, mode: Mode = "global", scoring: Scori
         How triplets are split over GPUs or workers: ``"dynamic"`` (balanced
         by DP cells), ``"blocked"`` or ``"interleaved"``
         (:mod:`trimsa.triplet.plan`).
+    pruning
+        ``"auto"``: global triplets with affine gaps are scored in the part of
+        their cube that a bound from their three pairwise alignments leaves
+        (:mod:`trimsa.triplet.pruned`; the same scores, usually a few hundredths
+        of the cells or fewer); ``"off"``: every cube in full.
+    work
+        A :class:`~trimsa.triplet.pruned.Work` that receives the triplets, their
+        cube cells and the cells swept (on this process's devices; not from Dask
+        workers).
 
     Returns
     -------
@@ -157,6 +168,7 @@ def score_triplets(seqs, triplets=None, *, mode: Mode = "global", scoring: Scori
     """
     seqs = as_sequence_set(seqs, scoring.alphabet if isinstance(scoring, Scoring) else None)
     m = check_mode(mode)
+    check_pruning(pruning)
     sc = scoring_for(seqs, scoring)
     if triplets is None:
         seqs.require(3, "triplet scoring")
@@ -170,6 +182,9 @@ def score_triplets(seqs, triplets=None, *, mode: Mode = "global", scoring: Scori
         if precision != "auto":
             raise OptionError("precision cannot be chosen with a scheduler "
                               "(each Dask worker takes its own)")
+        if pruning != "auto":
+            raise OptionError("pruning cannot be chosen with a scheduler "
+                              "(each Dask worker prunes where the bound holds)")
         from .distributed import score_triplets_distributed
 
         return score_triplets_distributed(seqs, triplets, mode=mode, scoring=sc,
@@ -194,7 +209,8 @@ def score_triplets(seqs, triplets=None, *, mode: Mode = "global", scoring: Scori
     pos = 0
     for part in blocks:
         backends.score(seqs, part, m, sc, dev, out[pos:pos + part.shape[0]], threads=threads,
-                       precision=precision, gpus=gpus, partition=partition)
+                       precision=precision, gpus=gpus, partition=partition, pruning=pruning,
+                       work=work)
         pos += part.shape[0]
     return out
 
@@ -388,7 +404,8 @@ def align_triplet(a, b, c, *, mode: Mode = "global", scoring: Scoring | None = N
 
 
 def align_triplets(seqs, triplets, *, mode: Mode = "global", scoring: Scoring | None = None,
-                   threads: int = 0, device: Device = "cpu", bands=None) -> list:
+                   threads: int = 0, device: Device = "cpu", bands=None,
+                   pruning: Pruning = "auto", work: Work | None = None) -> list:
     """Optimal alignments of many triplets (a list of :class:`TripletAlignment`).
 
     Triplets whose cube fits :data:`CUBE_CELLS` (affine gaps:
@@ -413,9 +430,15 @@ def align_triplets(seqs, triplets, *, mode: Mode = "global", scoring: Scoring | 
     the band's cells), linear or affine gaps, global mode only; on the GPU the same
     alignments as on the CPU (affine gaps; triplets beyond the kernel's score
     bound stay on the CPU).
+
+    ``pruning``: ``"auto"`` aligns global affine triplets (without ``bands``) in the
+    part of the cube a bound from their pairwise alignments leaves, with the full
+    cube's alignment (:mod:`trimsa.triplet.pruned`); ``"off"`` sweeps every cube.
+    ``work`` (a :class:`~trimsa.triplet.pruned.Work`) receives the cells swept.
     """
     seqs = as_sequence_set(seqs, scoring.alphabet if isinstance(scoring, Scoring) else None)
     m = check_mode(mode)
+    check_pruning(pruning)
     sc = scoring_for(seqs, scoring, "alignment")
     trip = check_triplets(triplets, len(seqs))
     check_overflow(seqs, sc)
@@ -438,7 +461,7 @@ def align_triplets(seqs, triplets, *, mode: Mode = "global", scoring: Scoring | 
                           "linear-gap tracebacks run on the CPU")
     if not sc.linear:
         dev = resolve_device(device, announce=False)
-        return _align_affine(seqs, trip, m, sc, mode, nthreads, dev)
+        return _align_affine(seqs, trip, m, sc, mode, nthreads, dev, pruning, work)
     # one at a time beyond the full cube
     check_plane_memory(seqs, trip, sc, 1, "aligning the largest triplet", tracebacks=True,
                        mode=m)
@@ -478,8 +501,45 @@ def align_triplets(seqs, triplets, *, mode: Mode = "global", scoring: Scoring | 
 
 
 def _align_affine(seqs: SequenceSet, trip, m: int, sc: Scoring, mode: str, nthreads: int,
-                  device: str = "cpu") -> list:
-    """Affine tracebacks of ``trip``: with ``device="gpu"``, full cubes and the divide
+                  device: str = "cpu", pruning: str = "auto", work: Work | None = None) -> list:
+    """Affine tracebacks of ``trip``: global ones in the bands of the pruned path where it
+    applies (:mod:`trimsa.triplet.pruned`; on ``device``), the rest (and any whose band
+    is too large to trace) through full cubes (:func:`_align_full`)."""
+    from . import pruned
+
+    if not (pruned.applies(m, sc, pruning) and trip.shape[0]):
+        if work is not None:
+            cube = pruned.cube_cells(seqs.lengths, trip)
+            work.add(triplets=trip.shape[0], cube_cells=cube.sum(), swept_cells=cube.sum(),
+                     full=trip.shape[0])
+        return _align_full(seqs, trip, m, sc, mode, nthreads, device)
+    if device == "gpu":
+        from . import _gpu_pruned
+
+        scores, moves, counts = _gpu_pruned.align_triplets(seqs, trip, sc, nthreads, work)
+    else:
+        scores, moves, counts = pruned.align_cpu(seqs, trip, sc, nthreads, work)
+    done = np.flatnonzero(counts >= 0)
+    move_off = np.zeros(done.size + 1, dtype=np.int64)
+    move_off[1:] = np.cumsum(counts[done])
+    _rescored(seqs, trip[done], sc, scores[done],
+              np.concatenate([moves[t] for t in done]) if done.size else np.zeros(0, np.uint8),
+              move_off)
+    results = [None] * trip.shape[0]
+    for t in done.tolist():
+        results[t] = _make(seqs, trip[t], int(scores[t]), (0, 0, 0, *seqs.lengths[trip[t]]),
+                           moves[t], mode)
+    rest = np.flatnonzero(counts < 0)
+    if rest.size:
+        for t, aln in zip(rest.tolist(), _align_full(seqs, trip[rest], m, sc, mode, nthreads,
+                                                      device)):
+            results[t] = aln
+    return results
+
+
+def _align_full(seqs: SequenceSet, trip, m: int, sc: Scoring, mode: str, nthreads: int,
+                device: str = "cpu") -> list:
+    """Affine tracebacks of ``trip`` through full cubes: with ``device="gpu"``, full cubes and the divide
     and conquer of larger ones on the GPU (for semiglobal and local ones, that of the
     core between the end and the start that two sweeps find, on the GPU too:
     :func:`_cores`); the rest on ``nthreads`` CPU threads (the kernels release the GIL).

@@ -64,20 +64,26 @@ def check_precision(precision: str, device: str) -> str:
 
 
 def score(seqs, trip, mode: int, scoring, device: str, out, *, threads: int = 0,
-          precision: str = "auto", gpus=None, partition: str = "dynamic") -> np.ndarray:
+          precision: str = "auto", gpus=None, partition: str = "dynamic",
+          pruning: str = "auto", work=None) -> np.ndarray:
     """Fill ``out`` with the scores of ``trip`` on this process's ``device`` (``cpu``/``gpu``).
 
     ``seqs`` is a :class:`~trimsa.io.SequenceSet`; ``trip`` ``int32 (T, 3)``;
     ``mode`` the number of the mode; ``scoring`` a checked
     :class:`~trimsa.scoring.Scoring` (:func:`trimsa.triplet._checks.scoring_for`),
     linear or affine (the affine kernels: :mod:`trimsa.triplet._affine` and
-    ``kernels/triplet_affine.cu``).
+    ``kernels/triplet_affine.cu``). Global affine triplets take the bound-pruned path
+    (:mod:`trimsa.triplet.pruned`) unless ``pruning="off"``; ``work``, a
+    :class:`~trimsa.triplet.pruned.Work`, receives the cells swept.
     """
+    from . import pruned
+
     if device == "gpu":
         from .devices import CupyBackend, score_on_devices
 
         score_on_devices(seqs, trip, mode, scoring, gpus=gpus, partition=partition,
-                         backend=CupyBackend.shared(precision), out=out)
+                         backend=CupyBackend.shared(precision), out=out, pruning=pruning,
+                         work=work)
         return out
     if device != "cpu":
         raise OptionError(f"device must be resolved to 'cpu' or 'gpu' here, got {device!r}")
@@ -86,6 +92,12 @@ def score(seqs, trip, mode: int, scoring, device: str, out, *, threads: int = 0,
     from ._checks import check_plane_memory
 
     check_plane_memory(seqs, trip, scoring, nthreads, "scoring the largest triplet")
+    if pruned.applies(mode, scoring, pruning):
+        return pruned.score_cpu(seqs, trip, scoring, out, nthreads, work)
+    if work is not None:
+        cube = pruned.cube_cells(seqs.lengths, trip)
+        work.add(triplets=trip.shape[0], cube_cells=cube.sum(), swept_cells=cube.sum(),
+                 full=trip.shape[0])
     if not scoring.linear:
         from . import _affine
 

@@ -123,8 +123,11 @@ class CupyBackend:
     def memory_model(self, seqs) -> plan.MemoryModel:
         return plan.memory_model("gpu", sequence_bytes=seqs.codes.nbytes + seqs.offsets.nbytes)
 
-    def score(self, seqs, trip, mode: int, scoring, out) -> None:
-        """Scores on the current device and stream (see :meth:`context`).
+    def score(self, seqs, trip, mode: int, scoring, out, *, pruning: str = "auto",
+              work=None) -> None:
+        """Scores on the current device and stream (see :meth:`context`); global affine
+        triplets by the bound-pruned path unless ``pruning="off"``
+        (:mod:`trimsa.triplet._gpu_pruned`), ``work`` counting the cells swept.
 
         A batch plans its face buffers within its stream's share of the free
         memory (``MEM_FRACTION / streams``). One whose buffers need more
@@ -134,6 +137,18 @@ class CupyBackend:
         score into an error.
         """
         frac = self._gpu.MEM_FRACTION
+        from . import pruned
+
+        if pruned.applies(mode, scoring, pruning):
+            from . import _gpu_pruned
+
+            _gpu_pruned.score_triplets(seqs, trip, scoring, out=out, precision=self.precision,
+                                       mem_fraction=frac / self.streams, work=work)
+            return
+        if work is not None:
+            cube = pruned.cube_cells(seqs.lengths, trip)
+            work.add(triplets=trip.shape[0], cube_cells=cube.sum(), swept_cells=cube.sum(),
+                     full=trip.shape[0])
         if not scoring.linear:
             from . import _gpu_affine
 
@@ -305,7 +320,8 @@ def _segments(T: int, P: int, chunks_per_device: int, min_chunk: int) -> list:
 def score_on_devices(seqs, trip, mode: int, scoring, *, gpus=None, partition: str = "dynamic",
                      backend=None, rate: plan.Rate | None = None, budget: int | None = None,
                      out: np.ndarray | None = None, chunks_per_device: int = CHUNKS_PER_DEVICE,
-                     min_chunk: int = MIN_CHUNK) -> np.ndarray:
+                     min_chunk: int = MIN_CHUNK, pruning: str = "auto",
+                     work=None) -> np.ndarray:
     """Scores of ``trip`` computed on several devices at once, in input order.
 
     Parameters
@@ -337,6 +353,10 @@ def score_on_devices(seqs, trip, mode: int, scoring, *, gpus=None, partition: st
         equal-cost chunks per device (fewer, down to one, so that a chunk
         holds at least ``min_chunk`` triplets), which the devices take from
         one queue, largest first.
+    pruning, work
+        Passed to the backend's ``score`` where they are not the defaults (``"auto"``,
+        ``None``): whether global affine triplets take the bound-pruned path, and a
+        :class:`~trimsa.triplet.pruned.Work` that counts the cells swept.
     """
     backend = backend or CupyBackend()
     plan.check_scheme(partition)
@@ -353,6 +373,9 @@ def score_on_devices(seqs, trip, mode: int, scoring, *, gpus=None, partition: st
     lock = threading.Lock()
 
     workers = max(1, int(getattr(backend, "streams", 1)))
+    extra = {} if pruning == "auto" else {"pruning": pruning}
+    if work is not None:
+        extra["work"] = work
     feed = _Feed(devs, pieces=workers, min_piece=min_chunk)
 
     def run(dev, slot=0):
@@ -364,7 +387,8 @@ def score_on_devices(seqs, trip, mode: int, scoring, *, gpus=None, partition: st
                 sub = trip if idx.size == T else _rows(trip, idx)
                 for sl in plan.memory_batches(seqs.lengths, sub, model, cap):
                     res = np.empty(sl.stop - sl.start, dtype=np.int64)
-                    backend.score(seqs, np.ascontiguousarray(sub[sl]), mode, scoring, res)
+                    backend.score(seqs, np.ascontiguousarray(sub[sl]), mode, scoring, res,
+                                  **extra)
                     pos = idx[sl]
                     with lock:
                         written[pos] += 1
