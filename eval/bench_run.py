@@ -56,6 +56,8 @@ VARIANTS = {
     "trimsa no-library": {"tree_distances": "kmer", "consistency": 0.0},
     "trimsa triplet-votes": {"triplet_votes": 0.1},
     "trimsa triplet-tree": {"tree_distances": "triplet", "tree_time_budget": 15.0},
+    # the default's tree where the triplet tree does not fit: no budget fits any triplet
+    "trimsa no-triplet-tree": {"tree_time_budget": 1e-9},
 }
 #: Peers read from ``peers/scores.tsv``, in table order.
 PEERS = ("mafft", "mafft-linsi", "muscle", "famsa", "clustalo", "kalign", "twilight")
@@ -115,6 +117,15 @@ def run_variant(inp: Path, ref: Path, options: dict, threads: int):
         wall = time.perf_counter() - t0
         s = compare(ref, out)
     return (s.spfn, s.spfp, s.tc, wall), res
+
+
+def tree_stage(res) -> str:
+    """The guide-tree stage of a result, in a few words: its distances, their count and
+    seconds."""
+    st = next((s for s in res.stages if s.name == "guide tree"), None)
+    if st is None:
+        return ""
+    return f"{st.method.split(' (')[0][:48]}: {st.items} {st.unit}, {st.seconds:.2f} s"
 
 
 def plan(aligner, seqs) -> tuple:
@@ -234,23 +245,24 @@ def main(argv=None) -> int:
             if base is not None and v != "trimsa":
                 same = plan(Aligner(**opts), seqs) == plan(default, seqs)
             if same:
-                scores = base
+                scores, tree = base
             else:
                 try:
-                    scores, _ = run_variant(inp, ref, opts, args.threads)
+                    scores, res = run_variant(inp, ref, opts, args.threads)
                 except OptionError as err:   # e.g. triplet votes beyond the library of all pairs
                     print(f"{folder.name:40s} {v:20s} not run: {err}", flush=True)
                     continue
+                tree = tree_stage(res)
                 if v == "trimsa":
-                    base = scores
+                    base = scores, tree
             rows.append(dict(set=folder.name, group=group, n=n, tool=v,
                              spfn=scores[0], spfp=scores[1], tc=scores[2], wall_s=scores[3],
-                             source="same" if same else "run"))
+                             source="same" if same else "run", tree=tree))
             print(f"{folder.name:40s} {v:20s} {scores[0]:.4f}/{scores[1]:.4f} "
-                  f"{scores[3]:.1f} s{' (same as trimsa)' if same else ''}", flush=True)
+                  f"{scores[3]:.1f} s{' (same as trimsa)' if same else ''} [{tree}]", flush=True)
         for tool, sc in stored_rows(folder).items():
             rows.append(dict(set=folder.name, group=group, n=n, tool=tool, spfn=sc[0],
-                             spfp=sc[1], tc=sc[2], wall_s=sc[3], source="stored"))
+                             spfp=sc[1], tc=sc[2], wall_s=sc[3], source="stored", tree=""))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with open(args.out.with_suffix(".tsv"), "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=list(rows[0]), delimiter="\t")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -39,7 +40,10 @@ def test_run_stdout_and_verbose(capsys):
     assert {"read", "library", "guide tree", "merges", "write", "total"} <= set(lines)
     n = len(records(INPUT))
     assert f"{n * (n - 1) // 2} pairs" in lines["library"] and "cells" in lines["library"]
-    assert "corrected p-distances" in lines["guide tree"] and "cpu" in lines["guide tree"]
+    # the triplet guide tree, with its count of triplets, on a machine without a GPU too
+    tree = lines["guide tree"]
+    assert re.search(r"upgma of \d+ exact triplets", tree) and "cpu" in tree, tree
+    assert re.search(r"cpu, \d+ triplets, ", tree) and "rest of the run" in tree
     assert f"{n - 1} merges" in lines["merges"]
 
 
@@ -157,9 +161,9 @@ def test_bad_input(tmp_path, capsys, kind):
     (["run", str(INPUT), "--gpus", "0,x"], "--gpus takes comma-separated device numbers"),
     # the Aligner's errors in the command line's words
     (["run", str(INPUT), "--pairs-per-merge", "0"], "error: --pairs-per-merge must be"),
-    (["run", str(INPUT), "--tree-time-budget", "5"],
+    (["run", str(INPUT), "--tree-distances", "kmer", "--tree-time-budget", "5"],
      "error: --tree-time-budget applies to the triplet and pair-score guide trees "
-     "(--tree-distances triplet or --tree-distances pair-score)"),
+     "(--tree-distances auto, --tree-distances triplet or --tree-distances pair-score)"),
     (["run", str(INPUT), "--consistency", "-1"], "error: --consistency must lie within"),
     (["run", str(INPUT), "--pair-hmm", "trained", "--library-votes", "alignment"],
      "--pair-hmm applies to the consistency library's posteriors, which --consistency 0 or "

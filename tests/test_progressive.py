@@ -357,7 +357,8 @@ def test_gpu_without_a_gpu_stage_is_an_error_before_any_work(options, n):
     pytest.param(dict(terminal=None), "terminal must be a number", id="no-terminal"),
     pytest.param(dict(consistency=float("nan")), "consistency must be a number", id="nan-weight"),
     pytest.param(dict(guide_tree=3), "guide_tree must be the path", id="tree-not-a-path"),
-    pytest.param(dict(tree_time_budget=10), r"applies to the triplet and pair-score guide",
+    pytest.param(dict(tree_distances="kmer", tree_time_budget=10),
+                 r"applies to the triplet and pair-score guide",
                  id="budget-without-triplet-tree"),
     pytest.param(dict(tree_distances="triplet", tree_time_budget=0), "seconds > 0",
                  id="zero-budget"),
@@ -386,16 +387,16 @@ def test_triplet_distances_take_the_run_scoring_affine_or_linear():
     from trimsa.triplet import DEFAULT_BAND, all_triplets, band_triplet_scores, score_triplets
 
     pairs = evolve(6, 40, 2)
-    # the default affine gaps: the estimates are the least-squares fit of the banded
-    # affine triplet scores (the CPU's kernel) under the run's scoring
+    # the default affine gaps: the estimates are the least-squares fit of the exact affine
+    # triplet scores (bound-pruned cubes on the CPU) under the run's scoring
     res = Aligner(tree_distances="triplet", device="cpu").align(pairs)
     check_alignment(res, pairs)
     info = res.guide.distances.info
-    assert info["engine"] == f"band{DEFAULT_BAND}" and info["triplets"] == "all"
-    assert "band32 triplets, gaps -3 / -1 on the cpu" in res.guide.summary()
+    assert info["engine"] == "exact" and info["triplets"] == "all"
+    assert "exact triplets, gaps -3 / -1 on the cpu" in res.guide.summary()
     sc = Scoring.dna(stage="progressive")
     assert not sc.linear
-    scores = band_triplet_scores(pairs, all_triplets(6), band=DEFAULT_BAND, scoring=sc)
+    scores = score_triplets(pairs, all_triplets(6), scoring=sc)
     est = ls_all_triplets(6, scores)
     iu, ju = np.triu_indices(6, 1)
     np.testing.assert_allclose(info["estimates"][iu, ju], est[iu, ju], atol=1e-9)
@@ -837,8 +838,8 @@ def test_tree_library_is_used_beyond_the_budget_of_all_pairs():
     lib = {s.name: s for s in res.stages}["library"]
     assert "per merge of the guide tree" in lib.method and 0 < lib.items < 1770
     assert lib.cells <= 2e6
-    assert {s.name: s for s in res.stages}["guide tree"].method.startswith(
-        "upgma of banded pairwise scores")
+    tree = {s.name: s for s in res.stages}["guide tree"]
+    assert tree.unit == "triplets" and tree.method.startswith("upgma of") and tree.items > 0
     forced = align(pairs, library="tree", pairs_per_merge=4, threads=1)
     check_alignment(forced, pairs)
     assert "up to 4 per merge" in {s.name: s for s in forced.stages}["library"].method
@@ -1055,7 +1056,45 @@ def test_exact_triplet_takes_its_names():
 
 # -- the guide tree's distances ---------------------------------------------------------------
 
-def test_default_tree_comes_from_the_library_when_it_is_built():
+def test_auto_tree_from_triplets_within_the_rest_of_the_run():
+    """``auto``: the triplet tree when its budget (the rest of the run's estimate, or
+    ``tree_time_budget``) buys at least one triplet per sequence; else the tree it had, and
+    the stage says why."""
+    from trimsa.tree.distances import affordable_triplets, n_all_triplets
+
+    pairs = evolve(40, 80, 7)
+    seqs = as_sequence_set(pairs)
+    aligner = Aligner(threads=1, device="cpu")
+    source, budget, why = aligner.tree_choice(seqs)
+    assert source == "triplet" and budget == pytest.approx(aligner.rest_seconds(seqs, 1))
+    res = aligner.align(pairs)
+    check_alignment(res, pairs)
+    stage = next(s for s in res.stages if s.name == "guide tree")
+    assert stage.unit == "triplets" and stage.items == res.guide.distances.info["n_triplets"]
+    assert "the rest of the run's estimate" in stage.method and "exact triplets" in stage.method
+    # the design holds no more triplets than the estimate that chose it
+    assert 40 <= stage.items <= affordable_triplets(seqs, aligner.scoring(seqs), budget)
+    # all of them where they fit
+    big = Aligner(threads=1, device="cpu", tree_time_budget=1e4)
+    assert big.tree_choice(seqs)[0] == "triplet"
+    assert affordable_triplets(seqs, big.scoring(seqs), 1e4) == n_all_triplets(40)
+    # too small a budget: the library's tree, and why
+    small = Aligner(threads=1, device="cpu", tree_time_budget=1e-6)
+    source, _, why = small.tree_choice(seqs)
+    assert source == "pairwise" and why.startswith("not from triplets: 40 triplets")
+    stage = next(s for s in small.align(pairs).stages if s.name == "guide tree")
+    assert stage.unit == "pairs" and "not from triplets" in stage.method
+    # three sequences have one tree; explicit sources are left alone
+    assert Aligner(threads=1).tree_choice(as_sequence_set(pairs[:3]))[0] == "pairwise"
+    assert Aligner(tree_distances="kmer").tree_choice(seqs) == ("kmer", None, "")
+
+
+def test_fallback_tree_comes_from_the_library_when_it_is_built(monkeypatch):
+    """Where ``auto`` does not take the triplet tree (here: never), the library's pairwise
+    distances give it when the library aligns all pairs."""
+    from trimsa.progressive import api
+
+    monkeypatch.setattr(api, "TRIPLET_TREE_MIN_SEQUENCES", 10 ** 9)
     pairs = evolve(12, 50, 21)
     res = align(pairs, threads=1)
     d = res.guide.distances
@@ -1075,12 +1114,14 @@ def test_default_tree_comes_from_the_library_when_it_is_built():
 
 
 def test_auto_tree_beside_the_trees_library(monkeypatch):
-    """Where the library aligns the tree's pairs, ``auto`` takes UPGMA of the banded
-    pairwise scores of every pair (the tree ``build_guide_tree`` gives), within both limits,
-    and the k-mer tree beyond either."""
+    """Where the library aligns the tree's pairs and ``auto`` does not take the triplet tree
+    (here: never), it takes UPGMA of the banded pairwise scores of every pair (the tree
+    ``build_guide_tree`` gives), within both limits, and the k-mer tree beyond either."""
     from trimsa.progressive import api
     from trimsa.tree import build_guide_tree
     from trimsa.tree.distances import DEFAULT_TIME_BUDGET, _rate, pair_score_cells
+
+    monkeypatch.setattr(api, "TRIPLET_TREE_MIN_SEQUENCES", 10 ** 9)
 
     seqs = as_sequence_set(DATA / "msa16_input.fa")
     res = Aligner(threads=1, library="tree").align(seqs)
@@ -1125,7 +1166,7 @@ def test_pairwise_distances_follow_identity():
     base = "ACGTTGCAAGGCTTACGATCGATCGGATCCAGTACGATGCA"
     far = "".join("T" if ch == "A" else ch for ch in base)   # about a quarter differs
     pairs = [("a", base), ("b", base), ("c", base[:-1] + "C"), ("d", far)]
-    D = align(pairs, threads=1).guide.distances.matrix
+    D = align(pairs, threads=1, tree_distances="pairwise").guide.distances.matrix
     assert D[0, 1] == 0
     assert 0 < D[0, 2] < D[0, 3]
     p = 1 / len(base)   # one substitution, no gap: Jukes-Cantor of p

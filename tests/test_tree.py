@@ -564,13 +564,12 @@ def test_four_sequences_take_the_cherries_the_triplets_leave_open_from_the_pairs
         gt = build_guide_tree(seqs, distances="triplet", method=method)
         assert gt.distances.info["pairwise_prior"]
         assert _cherries(gt) == want
-        # the estimates still fit every triplet score exactly (the CPU's banded kernel,
-        # under run's scoring)
+        # the estimates still fit every triplet score exactly (the exact engine, under
+        # run's affine scoring)
         est = gt.distances.info["estimates"]
         trip = all_triplets(4)
-        w = min(32, max(len(s) for _, s in seqs))   # a band no wider than the sequences
-        assert gt.distances.info["engine"] == f"band{w}"
-        sc = band_triplet_scores(seqs, trip, band=w, scoring=Scoring.dna(stage="progressive"))
+        assert gt.distances.info["engine"] == "exact"
+        sc = score_triplets(seqs, trip, scoring=Scoring.dna(stage="progressive"))
         fit = est[trip[:, 0], trip[:, 1]] + est[trip[:, 0], trip[:, 2]] + est[trip[:, 1], trip[:, 2]]
         np.testing.assert_allclose(fit, sc, atol=1e-6)
 
@@ -937,7 +936,8 @@ def test_triplet_distances_check_their_memory_first(monkeypatch):
     assert not scored   # nothing was scored before the error
     monkeypatch.undo()
     monkeypatch.setattr(_checks, "available_memory", lambda: need)
-    assert build_guide_tree(seqs, distances="triplet", time_budget=1).n == 30
+    # (the banded kernel: the exact engine's own memory check would refuse so little)
+    assert build_guide_tree(seqs, distances="triplet", time_budget=1, band=8).n == 30
 
 
 def test_nj_float32_bounds_are_below_their_distances():

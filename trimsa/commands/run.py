@@ -39,14 +39,18 @@ def register(subparsers) -> None:
                         "(banded global pairwise scores under the run's gaps, on the GPU with "
                         "--device gpu or auto), kmer, triplet (exact 3-way scores "
                         "under the run's gaps, affine or linear, on the GPU with --device gpu "
-                        "or auto) or auto (default: pairwise when the library aligns all pairs, "
-                        "about 250 sequences of 450 residues at most; pair-score, every pair, "
-                        "when it aligns the tree's pairs of up to 500 sequences and 4e9 "
-                        "banded cells, every length within 0.7-1.5 of the median; else kmer)")
+                        "or auto) or auto (default: triplet for 4 or more DNA/RNA sequences "
+                        "when at least one triplet per sequence fits as many seconds as the "
+                        "rest of the run is estimated to take; else pairwise when the "
+                        "library aligns all pairs, about 250 sequences of 450 residues at "
+                        "most; pair-score, every pair, when it aligns the tree's pairs of up "
+                        "to 500 sequences and 4e9 banded cells, every length within 0.7-1.5 "
+                        "of the median; else kmer; -v says which and why)")
     p.add_argument("--tree-time-budget", type=float, default=None, metavar="S",
                    help="seconds the triplet or pair-score guide tree (--tree-distances "
                         "triplet or pair-score) may spend on its pairs and triplets, an "
-                        "estimate at the device's rate (default 240)")
+                        "estimate at the device's rate (default 240); with auto, the "
+                        "triplet tree's budget in place of the rest of the run's estimate")
     add_device_options(p)
     p.add_argument("--gpus", default=None, metavar="LIST",
                    help="the GPUs the consistency library and the k-mer guide tree use when "

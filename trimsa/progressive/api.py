@@ -65,6 +65,25 @@ PAIR_SCORE_TREE_CELLS = 4e9
 #: (``eval/experiments/2026-11-29-fragments``); in the nine sets where it won, every
 #: length lies within 0.75-1.44 of the median.
 PAIR_SCORE_TREE_LENGTHS = (0.7, 1.5)
+#: ``tree_distances="auto"`` takes the triplet guide tree (exact 3-way scores) for
+#: nucleotide sequences when its stage, within a budget of this share of the rest of the
+#: run's estimated seconds (:meth:`Aligner.rest_seconds`), scores at least
+#: :data:`MIN_TREE_TRIPLETS` triplets per sequence (or all of them); else the tree above.
+TRIPLET_TREE_SHARE = 1.0
+MIN_TREE_TRIPLETS = 1
+#: Fewest sequences whose guide tree ``auto`` takes from triplets (three have one tree).
+TRIPLET_TREE_MIN_SEQUENCES = 4
+#: The rest of the run, estimated before its guide tree: the library's DP cells at these
+#: rates (cells per second per CPU thread, or of a GPU; 1.1-1.5e8 per thread measured on
+#: five sim2 tune sets of 48-1,000 sequences on the 2-core VM, 5.2e9 on an H100 for the
+#: pairs of 256 x 490) and the merges at :data:`MERGE_SHARE` of the library's CPU time
+#: (0.13-0.59 there), plus :data:`LIBRARY_SECONDS` (a library of 120 pairs of 400
+#: residues took 0.36 s there, 0.07 s by its cells).
+LIBRARY_RATES = {"cpu": 1.2e8, "gpu": 5e9}
+LIBRARY_SECONDS = 0.25
+MERGE_SHARE = 0.3
+#: Pairs the tree's library draws per sequence (17.0-17.6 on sim2 tune sets of 256-1,000).
+TREE_PAIRS_PER_SEQUENCE = 17
 
 #: Output formats and the Biopython (Bio.AlignIO) format each is written with.
 FORMATS = {
@@ -200,6 +219,9 @@ class Aligner:
         global pairwise scores under the run's scoring, on the GPU when ``device``
         allows, the same scores; see
         :func:`trimsa.tree.distances.pair_score_distances`) or ``"auto"`` (default:
+        ``"triplet"`` for four or more nucleotide sequences when its stage, within as
+        many seconds as the rest of the run is estimated to take (:meth:`tree_choice`,
+        :data:`TRIPLET_TREE_SHARE`), scores at least one triplet per sequence; else
         ``"pairwise"`` when the library aligns all pairs, ``"pair-score"`` when it
         aligns the tree's pairs of an input within :data:`PAIR_SCORE_TREE_SEQUENCES`
         and :data:`PAIR_SCORE_TREE_CELLS` whose lengths all lie within
@@ -331,7 +353,8 @@ class Aligner:
         :data:`~trimsa.progressive.triplets.DEFAULT_THIRDS` and
         :data:`~trimsa.progressive.triplets.DEFAULT_WIDTH`).
     tree_time_budget
-        Seconds the triplet guide tree (``tree_distances="triplet"``) may spend on
+        Seconds the triplet guide tree (``tree_distances="triplet"``, or ``"auto"``
+        in place of the rest of the run's estimate) may spend on
         its pairwise prior and its triplets, or the pair-score tree
         (``"pair-score"``) on its pairs (default
         :data:`~trimsa.tree.distances.DEFAULT_TIME_BUDGET`; an estimate at the
@@ -390,10 +413,10 @@ class Aligner:
                     or b <= 0):
                 raise OptionError(f"tree_time_budget must be a number of seconds > 0, "
                                   f"got {b!r}")
-            if self.tree_distances not in ("triplet", "pair-score"):
+            if self.tree_distances not in ("auto", "triplet", "pair-score"):
                 raise OptionError("tree_time_budget applies to the triplet and pair-score "
-                                  "guide trees (tree_distances='triplet' or "
-                                  "tree_distances='pair-score')")
+                                  "guide trees (tree_distances='auto', "
+                                  "tree_distances='triplet' or tree_distances='pair-score')")
         _check_choice(self.device, DEVICES, "device")
         _check_choice(self.library, LIBRARY_DESIGNS, "library design")
         _check_choice(self.library_votes, LIBRARY_VOTES, "library votes")
@@ -638,7 +661,8 @@ class Aligner:
                                         workers=workers)
             t = time.perf_counter()
             tree = self._guide_tree(seqs, scoring, threads, source, library, workers, progress)
-            stages.append(self._tree_stage(tree, source, time.perf_counter() - t))
+            stages.append(self._tree_stage(tree, source, time.perf_counter() - t,
+                                           self.tree_choice(seqs)[2]))
             if float(self.triplet_votes) > 0:
                 self._triplet_votes(seqs, codes, scoring, sc, library, threads, progress,
                                     stages)
@@ -718,10 +742,69 @@ class Aligner:
 
     def distance_source(self, seqs: SequenceSet) -> str:
         """The guide tree's distance source for ``seqs`` (``"auto"`` resolved)."""
+        return self.tree_choice(seqs)[0]
+
+    def tree_choice(self, seqs: SequenceSet) -> tuple:
+        """``(source, time_budget, why)``: the guide tree's distance source for ``seqs``
+        (``"auto"`` resolved), the seconds its triplet or pair-score stage may spend (None:
+        the stage's default) and, for ``"auto"``, why (else ``""``)."""
         if self.guide_tree is not None:
-            return "given"
+            return "given", None, ""
         if self.tree_distances != "auto":
-            return self.tree_distances
+            return self.tree_distances, self.tree_time_budget, ""
+        fallback = self._fallback_source(seqs)
+        n = len(seqs)
+        if n < TRIPLET_TREE_MIN_SEQUENCES or seqs.alphabet.name == "protein":
+            return fallback, None, ""
+        from ..triplet.backends import resolve_device
+        from ..tree.distances import affordable_triplets, n_all_triplets
+
+        device = resolve_device(self.device, announce=False)
+        nthreads = _numba.set_threads(self.threads)
+        if self.tree_time_budget is not None:
+            budget, what = float(self.tree_time_budget), "tree_time_budget"
+        else:
+            # on the CPU estimated at one thread and shared out, so that the triplets (and
+            # the alignment) do not depend on the thread count
+            budget = TRIPLET_TREE_SHARE * (self.rest_seconds(seqs, 1) / nthreads
+                                           if device == "cpu"
+                                           else self.rest_seconds(seqs, nthreads))
+            what = "the rest of the run's estimate"
+        count = affordable_triplets(seqs, self.scoring(seqs), budget, device=device,
+                                    nthreads=nthreads)
+        need = min(n_all_triplets(n), MIN_TREE_TRIPLETS * n)
+        if count >= need:
+            return "triplet", budget, f"budget {budget:.3g} s ({what})"
+        return fallback, None, (f"not from triplets: {need} triplets would not fit "
+                                f"{budget:.3g} s ({what})")
+
+    def rest_seconds(self, seqs: SequenceSet, nthreads: int) -> float:
+        """Estimated seconds of the stages after the guide tree: the consistency library's
+        DP cells (its tree's pairs estimated as :data:`TREE_PAIRS_PER_SEQUENCE` per
+        sequence) at :data:`LIBRARY_RATES` on its device plus :data:`LIBRARY_SECONDS`,
+        and the merges at
+        :data:`MERGE_SHARE` of that library's time on the CPU (at least ``n L^2``
+        cells' worth without a library), with ``nthreads`` CPU threads."""
+        from .consistency import library_cells
+
+        n = len(seqs)
+        side = float(np.mean(seqs.lengths)) + 1.0
+        design = self.library_design(seqs)
+        if design == "all":
+            cells = float(library_cells(seqs.lengths))
+        elif design == "tree":
+            cells = min(TREE_PAIRS_PER_SEQUENCE * n * side ** 2, self.cell_budget("tree", n))
+        else:
+            cells = n * side ** 2
+        cpu = cells / (LIBRARY_RATES["cpu"] * nthreads)
+        library = cpu
+        if design is not None and self.library_device(cells) == "gpu":
+            library = cells / LIBRARY_RATES["gpu"]
+        return (LIBRARY_SECONDS if design is not None else 0.0) + library + MERGE_SHARE * cpu
+
+    def _fallback_source(self, seqs: SequenceSet) -> str:
+        """``"auto"``'s source where the triplet tree does not fit: the library's pairwise
+        distances, the pair-score tree or k-mers (see :data:`TREE_DISTANCES`)."""
         design = self.library_design(seqs)
         if design == "all":
             return "pairwise"
@@ -870,8 +953,8 @@ class Aligner:
                                     progress=progress)
         if source == "pairwise":
             return self._pairwise_tree(seqs, library)
-        budget = {} if self.tree_time_budget is None else {
-            "time_budget": float(self.tree_time_budget)}
+        seconds = self.tree_choice(seqs)[1]
+        budget = {} if seconds is None else {"time_budget": float(seconds)}
         if source == "triplet" and len(seqs) == 2:   # one tree only, no triplet to score
             return GuideTree(seqs.names, [(0, 1)], np.zeros(3), 2, method=self.method)
         from ..triplet.backends import resolve_device
@@ -943,12 +1026,14 @@ class Aligner:
         tree.timings = {self.method: time.perf_counter() - t}
         return tree
 
-    def _tree_stage(self, tree, source, seconds) -> "Stage":
+    def _tree_stage(self, tree, source, seconds, why: str = "") -> "Stage":
         n = len(tree.names)
         if source == "given":
             return Stage("guide tree", "given", "cpu", n, "sequences", None, seconds)
         dist = tree.distances
         method = f"{tree.method} of {dist.describe()}" if dist is not None else tree.method
+        if why:
+            method += f"; {why}"
         if source == "triplet":
             if dist is None:   # two sequences: one tree, no triplet scored
                 return Stage("guide tree", f"{tree.method} of two sequences", "cpu", 0,

@@ -973,6 +973,44 @@ def _rate(device: str, engine: str, nthreads: int) -> float:
     return default_rate("cpu", nthreads, engine).cells_per_s
 
 
+def engine_band(band, device: str, mode: str, scoring: Scoring):
+    """``band`` with ``"auto"`` resolved: None (the exact engine) on a GPU, in the
+    semiglobal and local modes and with affine gaps (whose global cubes are bound-pruned),
+    :data:`~trimsa.triplet.DEFAULT_BAND` for global linear gaps on the CPU."""
+    if band != "auto":
+        return band
+    return None if (device == "gpu" or mode != "global" or not scoring.linear) else DEFAULT_BAND
+
+
+def _engine_kind(band, mode: str, scoring: Scoring) -> str:
+    """The key of the engine's rate in :data:`trimsa.triplet.plan.RATES`."""
+    if band is not None:
+        return "band" if scoring.linear else "band-affine"
+    if scoring.linear:
+        return "exact"
+    return "affine-pruned" if mode == "global" else "affine"
+
+
+def affordable_triplets(seqs: SequenceSet, scoring: Scoring, time_budget: float, *,
+                        mode: str = "global", device: str = "cpu", nthreads: int = 1) -> int:
+    """How many triplets :func:`triplet_distances` scores within ``time_budget`` (its
+    default engine on ``device``, resolved, with ``nthreads`` CPU threads): all ``C(n, 3)``
+    when they fit, else those of the sampled design after its pairwise prior, estimated as
+    it estimates them."""
+    n = len(seqs)
+    band = engine_band("auto", device, mode, scoring)
+    rate = _rate(device, _engine_kind(band, mode, scoring), nthreads)
+    per_triplet = _mean_triplet_cells(seqs.lengths, band)
+    if n_all_triplets(n) * per_triplet <= time_budget * rate:
+        return n_all_triplets(n)
+    # the prior as _budgeted_pairs costs it
+    pair_rate = _rate(device, "band-pair", nthreads)
+    pair_cells = (seqs.lengths.mean() + 1.0) * (2 * (DEFAULT_BAND if band is None else band) + 1)
+    pairs = min(n * (n - 1) // 2, PRIOR_SHARE * time_budget * pair_rate / pair_cells)
+    return int(triplet_seconds(time_budget, pairs * pair_cells / pair_rate) * rate
+               // per_triplet)
+
+
 def triplet_distances(seqs, *, scoring: Scoring | None = None, mode: str = "global",
                       triplets: TripletChoice = "auto", m: int | None = None,
                       band: int | str | None = "auto",
@@ -1003,8 +1041,9 @@ def triplet_distances(seqs, *, scoring: Scoring | None = None, mode: str = "glob
         ``None`` picks the largest the budget allows (at least 2).
     band
         Half-width of the banded triplet kernel (not exact), ``None`` for
-        the exact engine, ``"auto"`` for exact on a GPU (or for non-global
-        modes) and banded (:data:`~trimsa.triplet.DEFAULT_BAND`) on the CPU. The
+        the exact engine, ``"auto"`` for :func:`engine_band`'s choice: exact
+        (bound-pruned cubes in global mode with affine gaps) except for global linear
+        gaps on the CPU, which take the band :data:`~trimsa.triplet.DEFAULT_BAND`. The
         banded kernel computes global scores, on the CPU, with linear or affine gaps.
     time_budget
         Seconds allowed for the banded pairwise prior (sampled designs; at most
@@ -1089,8 +1128,7 @@ def _triplet_distances(seqs, sc, mode, triplets, m, band, time_budget, transform
         dev = resolve_device(device)
         where = dev
     # engine and budget
-    if band == "auto":
-        band = None if (dev == "gpu" or mode != "global") else DEFAULT_BAND
+    band = engine_band(band, dev, mode, sc)
     if band is not None:
         try:
             band = int(band)
@@ -1107,17 +1145,18 @@ def _triplet_distances(seqs, sc, mode, triplets, m, band, time_budget, transform
             raise OptionError("the banded kernel runs on the CPU only; use band=None (the "
                               "exact engine) with a GPU")
     engine = "exact" if band is None else f"band{band}"
-    kind = ("band" if sc.linear else "band-affine") if band is not None \
-        else "exact" if sc.linear else "affine"
-    rate = exact_rate if client is not None else _rate(dev, kind, nthreads)
+    rate = exact_rate if client is not None else _rate(dev, _engine_kind(band, mode, sc),
+                                                       nthreads)
     budget_cells = time_budget * rate
     per_triplet = _mean_triplet_cells(lengths, band)
     if triplets == "auto":
         triplets = "all" if n_all_triplets(n) * per_triplet <= budget_cells else "sampled"
 
     t0 = time.perf_counter()
-    rho = random_rate(seqs, triplet=True, band=band, scoring=sc, mode=mode, device=dev,
-                      threads=threads, seed=seed, scheduler=client)
+    # unrelated sequences' score per residue, from banded pairs: under the additive model a
+    # triplet's is the same, and shuffled triplets would cost full cubes (nothing prunes)
+    rho = random_rate(seqs, triplet=False, band=DEFAULT_BAND if band is None else band,
+                      scoring=sc, seed=seed, threads=threads)
     timings["baseline"] = time.perf_counter() - t0
     self_sc = self_scores(seqs, sc)
     mm = 0

@@ -91,7 +91,14 @@ class Rate:
 #: pair_rate.log``), taken at 1e8; on the GPU (one thread per pair,
 #: :mod:`trimsa.triplet._gpu_band`) 6.6e10 cells per second on an H200 for the 4.5 million
 #: pairs of 3,000 sequences of about 400 residues (``eval/results/gpu_tests.md``,
-#: 2026-11-29 10:05), taken at 2e10.
+#: 2026-11-29 10:05), taken at 2e10. ``affine-pruned`` is the exact affine engine on
+#: bound-pruned cubes (global mode, :mod:`trimsa.triplet.pruned`), in cube cells per second.
+#: On the CPU it depends on how related the triplet is: 1.4e9-9.2e9 per thread on the
+#: sampled guide-tree designs' triplets (closest pairs, nearest thirds) of nine sim2 and real
+#: tune sets, 2.5e8-6.6e9 on random triplets of eleven (the 2-core VM,
+#: ``eval/experiments/2026-12-06-triplet-default``); taken at 3e9, about the designs' lower
+#: quartile. On an H200 all 341,376 triplets of two 128-sequence tune sets ran at
+#: 0.56-1.3e12 (``eval/experiments/2026-12-02-pruned-cubes``), taken at 5e11.
 RATES = {
     ("cpu", "exact"): Rate(cells_per_s=4e7, overhead_s=2e-6),
     ("cpu", "band"): Rate(cells_per_s=5e7),
@@ -101,6 +108,8 @@ RATES = {
     ("cpu", "affine"): Rate(cells_per_s=2e7, overhead_s=2e-6),
     ("gpu", "affine"): Rate(cells_per_s=1e11, overhead_s=2e-8),
     ("gpu", "band-pair"): Rate(cells_per_s=2e10),
+    ("cpu", "affine-pruned"): Rate(cells_per_s=3e9, overhead_s=2e-6),
+    ("gpu", "affine-pruned"): Rate(cells_per_s=5e11, overhead_s=2e-8),
 }
 
 
