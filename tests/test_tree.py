@@ -990,6 +990,42 @@ def test_a_sampled_design_does_not_depend_on_how_long_its_steps_took(monkeypatch
     np.testing.assert_array_equal(again.matrix, first.matrix)
 
 
+def test_pruned_designs_stop_at_their_cells_not_their_seconds(monkeypatch):
+    """On the CPU a sampled design of exact pruned triplets is scored block by block until
+    the blocks' cells reach the budget: a prefix of the design, the exact scores of its
+    triplets, the same on any thread count and however slow the blocks were."""
+    from trimsa.tree import distances
+    from trimsa.triplet import pruned
+
+    seqs = as_sequence_set(random_seqs(24, 50, 3))
+    sc = Scoring.dna(stage="progressive")
+    D = np.abs(np.subtract.outer(np.arange(24.0), np.arange(24.0)))
+    trip, _ = distances.sample_triplets(D, 3, 600, seed=1)
+    monkeypatch.setattr(distances, "SWEEP_BLOCK", 16)
+    one = distances.scores_within(seqs, trip, sc, 0.01, 1)
+    k = one.size
+    assert k % 16 == 0 and 16 <= k < len(trip)
+    np.testing.assert_array_equal(one, score_triplets(seqs, trip[:k], scoring=sc))
+    # two threads, the same budget per thread: the same prefix
+    np.testing.assert_array_equal(distances.scores_within(seqs, trip, sc, 0.005, 2), one)
+    # at least one block, and every block with a budget that covers them all
+    assert distances.scores_within(seqs, trip, sc, 0.0, 1).size == 16
+    assert distances.scores_within(seqs, trip, sc, 1e9, 1).size == len(trip)
+    slow = pruned.score_cpu
+
+    def sleepy(*a, **k):
+        import time
+        time.sleep(0.05)
+        return slow(*a, **k)
+
+    monkeypatch.setattr(pruned, "score_cpu", sleepy)
+    np.testing.assert_array_equal(distances.scores_within(seqs, trip, sc, 0.01, 1), one)
+    # the design's support counts the triplets scored
+    got = distances.triplet_distances(seqs, triplets="sampled", time_budget=0.05, threads=1)
+    assert got.info["engine"] == "exact"
+    assert got.info["n_triplets"] <= distances.SWEEP_HEADROOM * 0.05 * 3e9 / 51 ** 3 + 16
+
+
 def test_check_matrix_symmetrizes_as_the_mean_with_the_transpose():
     from trimsa.tree.cluster import check_matrix
 

@@ -575,8 +575,8 @@ class Aligner:
                 "device 'gpu': no stage of this alignment has a GPU path (without a "
                 "consistency library, the given guide tree and the profile merges run on "
                 "the CPU); use device 'cpu' or 'auto'")
-        if self.scheduler is not None and design is None and source not in (
-                "pairwise", "triplet", "kmer"):
+        if (self.scheduler is not None and design is None and source != "pairwise"
+                and not self.tree_on_workers(source)):
             raise OptionError("scheduler: no stage that runs on Dask workers (the "
                               "consistency library, the triplet or k-mer guide tree) is "
                               "built for this alignment")
@@ -778,6 +778,13 @@ class Aligner:
         return fallback, None, (f"not from triplets: {need} triplets would not fit "
                                 f"{budget:.3g} s ({what})")
 
+    def tree_on_workers(self, source: str) -> bool:
+        """Whether the guide tree of ``source`` goes to the Dask workers of ``scheduler``:
+        the k-mer tree and the triplet tree asked for by name. ``auto``'s triplet tree keeps
+        to this process, whose rates its budget and its design follow, so that the run is
+        the same with and without workers."""
+        return source == "kmer" or (source == "triplet" and self.tree_distances == "triplet")
+
     def rest_seconds(self, seqs: SequenceSet, nthreads: int) -> float:
         """Estimated seconds of the stages after the guide tree: the consistency library's
         DP cells (its tree's pairs estimated as :data:`TREE_PAIRS_PER_SEQUENCE` per
@@ -961,9 +968,9 @@ class Aligner:
 
         # resolved here, quietly, as the other stages are: -v names the device. The
         # pair-score tree is scored in this process; Dask workers resolve their own.
-        on_workers = source == "triplet" and workers is not None
+        on_workers = self.tree_on_workers(source) and workers is not None
         device = self.device if on_workers else resolve_device(self.device, announce=False)
-        extra = {"scheduler": workers} if source == "triplet" else {}
+        extra = {"scheduler": workers} if on_workers else {}
         with _on_gpu(self.gpus[0] if self.gpus else None):
             return build_guide_tree(seqs, distances=source, method=self.method,
                                     scoring=scoring, device=device, threads=threads,

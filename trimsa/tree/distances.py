@@ -790,6 +790,63 @@ def sample_triplets(D_prior, m: int, max_triplets: int, *, seed: int = 0):
     return trip, support
 
 
+#: On the CPU a sampled design of bound-pruned exact triplets is drawn up to
+#: :data:`SWEEP_HEADROOM` times the triplets its budget buys at the table's rate, and
+#: scored in its order, :data:`SWEEP_BLOCK` at a time, until the cells swept and the
+#: pairwise cells of their bounds, at :data:`SWEPT_RATE` and :data:`BOUND_RATE` cells per
+#: second per thread, reach the budget (:func:`scores_within`). A pruned triplet costs what
+#: its band holds, which follows how related its sequences are and is known only once
+#: swept; counting cells, not seconds, keeps the tree reproducible. The rates: a least-
+#: squares fit of the seconds of 678 blocks of eleven tune sets' designs on the 2-core VM,
+#: 2.2e7 and 1.3e8 (``eval/experiments/2026-12-06-triplet-default/sweep_rates.py``).
+SWEEP_HEADROOM = 8
+SWEEP_BLOCK = 128
+SWEPT_RATE = 2e7
+BOUND_RATE = 1.3e8
+
+
+def scores_within(seqs, trip, scoring, seconds: float, nthreads: int, *, progress=None,
+                  work=None) -> np.ndarray:
+    """Exact global affine scores of the first triplets of ``trip`` (bound-pruned, on the
+    CPU), block by block, while the blocks scored so far and half the last one cost less
+    than ``seconds`` at :data:`SWEPT_RATE` and :data:`BOUND_RATE` on ``nthreads`` threads
+    (so that the last block ends about as often before the budget as after it); at least
+    one block. The count depends on the triplets alone (each one's swept cells, each block's
+    distinct pairs), not on how long the blocks took."""
+    from ..triplet import pruned
+
+    out = []
+    spent = last = 0.0
+    total = len(trip)
+    for lo in range(0, total, SWEEP_BLOCK):
+        if out and spent + last / 2 >= seconds:
+            break
+        block = trip[lo:lo + SWEEP_BLOCK]
+        done = pruned.Work()
+        out.append(pruned.score_cpu(seqs, block, scoring, np.empty(len(block), np.int64),
+                                    nthreads, done))
+        bounds = pruned.loss_cells(seqs.lengths, pruned.pair_plan(len(seqs), block)[0]).sum()
+        last = (done.swept_cells / SWEPT_RATE + 2 * bounds / BOUND_RATE) / nthreads
+        spent += last
+        if work is not None:
+            work.add(triplets=done.triplets, cube_cells=done.cube_cells,
+                     swept_cells=done.swept_cells, pair_cells=done.pair_cells, full=done.full)
+        if progress is not None:
+            progress(min(lo + SWEEP_BLOCK, total), total)
+    if progress is not None and out:   # the rest of the design is not scored
+        progress(total, total)
+    return np.concatenate(out) if out else np.zeros(0, np.int64)
+
+
+def triplet_support(n: int, trip) -> np.ndarray:
+    """``(n, n)`` count of the triplets holding each pair (symmetric)."""
+    support = np.zeros((n, n), dtype=np.int32)
+    trip = np.asarray(trip, dtype=np.int64).reshape(-1, 3)
+    for a, b in ((0, 1), (0, 2), (1, 2)):
+        np.add.at(support, (trip[:, a], trip[:, b]), 1)
+    return support + support.T
+
+
 def _calibrate(delta, supported, xprior, ell):
     """Fill ``delta`` of unsupported pairs with its trend over supported pairs.
 
@@ -1198,11 +1255,21 @@ def _triplet_distances(seqs, sc, mode, triplets, m, band, time_budget, transform
         max_trip = int(max(1, budget_cells // per_triplet))
         pairs = n * (n - 1) // 2
         mm = m if m is not None else int(max(2, min(n - 2, (2.4 * max_trip) // pairs)))
-        trip, support = sample_triplets(D_prior, mm, max_trip, seed=seed)
+        by_cells = client is None and dev == "cpu" and _engine_kind(band, mode, sc) == \
+            "affine-pruned"
+        trip, support = sample_triplets(D_prior, mm,
+                                        SWEEP_HEADROOM * max_trip if by_cells else max_trip,
+                                        seed=seed)
         timings["design"] = time.perf_counter() - t0
         t0 = time.perf_counter()
-        S = _score(seqs, trip, band=band, scoring=sc, mode=mode, device=dev, threads=threads,
-                   scheduler=client, progress=progress, work=work)
+        if by_cells:   # the design's first triplets, as many as their cells allow
+            S = scores_within(seqs, trip, sc, budget_cells / rate, nthreads,
+                              progress=progress, work=work)
+            trip = trip[:S.size]
+            support = triplet_support(n, trip)
+        else:
+            S = _score(seqs, trip, band=band, scoring=sc, mode=mode, device=dev,
+                       threads=threads, scheduler=client, progress=progress, work=work)
         timings["triplets"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         est = ls_triplets(n, trip, S, prior=prior, damp=damp)
