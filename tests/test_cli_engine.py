@@ -253,12 +253,14 @@ def test_gpu_align3_equals_cpu(mode, tmp_path, capsys, monkeypatch):
     """Three sequences beyond the full cube (the divide and conquer) and within it: the
     GPU's alignment and score are the CPU's, and auto takes the GPU for the large one
     only."""
-    from trimsa.triplet import _gpu_affine
+    from trimsa.triplet import _gpu_affine, _gpu_pruned
 
     calls = []
-    real = _gpu_affine.align_global
-    monkeypatch.setattr(_gpu_affine, "align_global",
-                        lambda *a, **k: calls.append(1) or real(*a, **k))
+    # the GPU's alignments: full cubes (divide and conquer), or bound-pruned bands (global)
+    for module, name in ((_gpu_affine, "align_global"), (_gpu_pruned, "align_triplets")):
+        real = getattr(module, name)
+        monkeypatch.setattr(module, name,
+                            lambda *a, _real=real, **k: calls.append(1) or _real(*a, **k))
     rng = np.random.default_rng(["global", "semiglobal", "local"].index(mode))
     for lengths in ((300, 280, 320), (40, 55, 61)):
         f = tmp_path / f"in{lengths[0]}.fa"

@@ -97,8 +97,11 @@ class Rate:
 #: sampled guide-tree designs' triplets (closest pairs, nearest thirds) of nine sim2 and real
 #: tune sets, 2.5e8-6.6e9 on random triplets of eleven (the 2-core VM,
 #: ``eval/experiments/2026-12-06-triplet-default``); taken at 3e9, about the designs' lower
-#: quartile. On an H200 all 341,376 triplets of two 128-sequence tune sets ran at
-#: 0.56-1.3e12 (``eval/experiments/2026-12-02-pruned-cubes``), taken at 5e11.
+#: quartile. On the GPU: all 341,376 triplets of two 128-sequence tune sets ran at
+#: 0.56-1.3e12 on an H200 (``eval/experiments/2026-12-02-pruned-cubes``), but the sampled
+#: designs of a guide tree's budget of 0.5 s (900-340,000 triplets of ten tune sets) at
+#: 1.1e11-7.7e11 on an H100, of 2 s at 2.2e11-1.6e12 (``gpu_rates.py`` of the same
+#: experiment as the CPU's); taken at 2e11, about the former's lower quartile.
 RATES = {
     ("cpu", "exact"): Rate(cells_per_s=4e7, overhead_s=2e-6),
     ("cpu", "band"): Rate(cells_per_s=5e7),
@@ -109,7 +112,7 @@ RATES = {
     ("gpu", "affine"): Rate(cells_per_s=1e11, overhead_s=2e-8),
     ("gpu", "band-pair"): Rate(cells_per_s=2e10),
     ("cpu", "affine-pruned"): Rate(cells_per_s=3e9, overhead_s=2e-6),
-    ("gpu", "affine-pruned"): Rate(cells_per_s=5e11, overhead_s=2e-8),
+    ("gpu", "affine-pruned"): Rate(cells_per_s=2e11, overhead_s=2e-8),
 }
 
 

@@ -5,7 +5,7 @@ set -u
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site:$PWD
 nvidia-smi --query-gpu=name --format=csv,noheader | tee $OUT/gpu.txt
 date -u +%FT%TZ | tee -a $OUT/gpu.txt
-timeout 330 python3 eval/bench_run.py --split validate --data .data/val \
+timeout 400 python3 eval/bench_run.py --split validate --data .data/val \
   --variants "trimsa,trimsa no-triplet-tree" --out $OUT/bench_run_gpu_validate > $OUT/bench.log 2>&1
 echo "bench rc $?"
 tail -3 $OUT/bench.log
