@@ -1001,7 +1001,7 @@ def test_pruned_designs_stop_at_their_cells_not_their_seconds(monkeypatch):
     sc = Scoring.dna(stage="progressive")
     D = np.abs(np.subtract.outer(np.arange(24.0), np.arange(24.0)))
     trip, _ = distances.sample_triplets(D, 3, 600, seed=1)
-    monkeypatch.setattr(distances, "SWEEP_BLOCK", 16)
+    monkeypatch.setattr(distances, "SWEEP_BLOCK", 16)   # of 24 sequences
     one = distances.scores_within(seqs, trip, sc, 0.01, 1)
     k = one.size
     assert k % 16 == 0 and 16 <= k < len(trip)

@@ -759,16 +759,19 @@ class Aligner:
         from ..triplet.backends import resolve_device
         from ..tree.distances import affordable_triplets, n_all_triplets
 
-        device = resolve_device(self.device, announce=False)
         nthreads = _numba.set_threads(self.threads)
+        try:
+            device = resolve_device(self.device, announce=False)
+            # on the CPU estimated at one thread and shared out, so that the triplets (and
+            # the alignment) do not depend on the thread count
+            rest = (self.rest_seconds(seqs, 1) / nthreads if device == "cpu"
+                    else self.rest_seconds(seqs, nthreads))
+        except TrimsaError:   # the stage that needs the device says why, in its turn
+            return fallback, None, ""
         if self.tree_time_budget is not None:
             budget, what = float(self.tree_time_budget), "tree_time_budget"
         else:
-            # on the CPU estimated at one thread and shared out, so that the triplets (and
-            # the alignment) do not depend on the thread count
-            budget = TRIPLET_TREE_SHARE * (self.rest_seconds(seqs, 1) / nthreads
-                                           if device == "cpu"
-                                           else self.rest_seconds(seqs, nthreads))
+            budget = TRIPLET_TREE_SHARE * rest
             what = "the rest of the run's estimate"
         count = affordable_triplets(seqs, self.scoring(seqs), budget, device=device,
                                     nthreads=nthreads)

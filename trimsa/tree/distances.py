@@ -792,8 +792,8 @@ def sample_triplets(D_prior, m: int, max_triplets: int, *, seed: int = 0):
 
 #: On the CPU a sampled design of bound-pruned exact triplets is drawn up to
 #: :data:`SWEEP_HEADROOM` times the triplets its budget buys at the table's rate, and
-#: scored in its order, :data:`SWEEP_BLOCK` at a time, until the cells swept and the
-#: pairwise cells of their bounds, at :data:`SWEPT_RATE` and :data:`BOUND_RATE` cells per
+#: scored in its order, :data:`SWEEP_BLOCK` at a time (at most one per sequence), until the
+#: cells swept and the pairwise cells of their bounds, at :data:`SWEPT_RATE` and :data:`BOUND_RATE` cells per
 #: second per thread, reach the budget (:func:`scores_within`). A pruned triplet costs what
 #: its band holds, which follows how related its sequences are and is known only once
 #: swept; counting cells, not seconds, keeps the tree reproducible. The rates: a least-
@@ -808,7 +808,8 @@ BOUND_RATE = 1.3e8
 def scores_within(seqs, trip, scoring, seconds: float, nthreads: int, *, progress=None,
                   work=None) -> np.ndarray:
     """Exact global affine scores of the first triplets of ``trip`` (bound-pruned, on the
-    CPU), block by block, while the blocks scored so far and half the last one cost less
+    CPU), block by block (:data:`SWEEP_BLOCK` triplets, or one per sequence where there are
+    fewer sequences), while the blocks scored so far and half the last one cost less
     than ``seconds`` at :data:`SWEPT_RATE` and :data:`BOUND_RATE` on ``nthreads`` threads
     (so that the last block ends about as often before the budget as after it); at least
     one block. The count depends on the triplets alone (each one's swept cells, each block's
@@ -818,10 +819,11 @@ def scores_within(seqs, trip, scoring, seconds: float, nthreads: int, *, progres
     out = []
     spent = last = 0.0
     total = len(trip)
-    for lo in range(0, total, SWEEP_BLOCK):
+    step = max(1, min(SWEEP_BLOCK, len(seqs)))   # small inputs have small budgets
+    for lo in range(0, total, step):
         if out and spent + last / 2 >= seconds:
             break
-        block = trip[lo:lo + SWEEP_BLOCK]
+        block = trip[lo:lo + step]
         done = pruned.Work()
         out.append(pruned.score_cpu(seqs, block, scoring, np.empty(len(block), np.int64),
                                     nthreads, done))
@@ -832,8 +834,8 @@ def scores_within(seqs, trip, scoring, seconds: float, nthreads: int, *, progres
             work.add(triplets=done.triplets, cube_cells=done.cube_cells,
                      swept_cells=done.swept_cells, pair_cells=done.pair_cells, full=done.full)
         if progress is not None:
-            progress(min(lo + SWEEP_BLOCK, total), total)
-    if progress is not None and out:   # the rest of the design is not scored
+            progress(min(lo + step, total), total)
+    if progress is not None and out and lo + step < total:   # the rest is not scored
         progress(total, total)
     return np.concatenate(out) if out else np.zeros(0, np.int64)
 
