@@ -798,7 +798,7 @@ def sample_triplets(D_prior, m: int, max_triplets: int, *, seed: int = 0):
 #: its band holds, which follows how related its sequences are and is known only once
 #: swept; counting cells, not seconds, keeps the tree reproducible. The rates: a least-
 #: squares fit of the seconds of 678 blocks of eleven tune sets' designs on the 2-core VM,
-#: 2.2e7 and 1.3e8 (``eval/experiments/2026-12-06-triplet-default/sweep_rates.py``).
+#: 2.2e7 and 1.3e8 (docs/tree.md, section 4).
 SWEEP_HEADROOM = 8
 SWEEP_BLOCK = 128
 SWEPT_RATE = 2e7

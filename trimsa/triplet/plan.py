@@ -92,16 +92,12 @@ class Rate:
 #: :mod:`trimsa.triplet._gpu_band`) 6.6e10 cells per second on an H200 for the 4.5 million
 #: pairs of 3,000 sequences of about 400 residues (``eval/results/gpu_tests.md``,
 #: 2026-11-29 10:05), taken at 2e10. ``affine-pruned`` is the exact affine engine on
-#: bound-pruned cubes (global mode, :mod:`trimsa.triplet.pruned`), in cube cells per second.
-#: On the CPU it depends on how related the triplet is: 1.4e9-9.2e9 per thread on the
-#: sampled guide-tree designs' triplets (closest pairs, nearest thirds) of nine sim2 and real
-#: tune sets, 2.5e8-6.6e9 on random triplets of eleven (the 2-core VM,
-#: ``eval/experiments/2026-12-06-triplet-default``); taken at 3e9, about the designs' lower
-#: quartile. On the GPU: all 341,376 triplets of two 128-sequence tune sets ran at
-#: 0.56-1.3e12 on an H200 (``eval/experiments/2026-12-02-pruned-cubes``), but the sampled
-#: designs of a guide tree's budget of 0.5 s (900-340,000 triplets of ten tune sets) at
-#: 1.1e11-7.7e11 on an H100, of 2 s at 2.2e11-1.6e12 (``gpu_rates.py`` of the same
-#: experiment as the CPU's); taken at 2e11, about the former's lower quartile.
+#: bound-pruned cubes (global mode, :mod:`trimsa.triplet.pruned`), in cube cells per second;
+#: what it sweeps follows how related a triplet is. CPU: 1.4e9-9.2e9 per thread on sampled
+#: guide-tree designs of nine tune sets (2.5e8-6.6e9 on random triplets), taken at 3e9,
+#: about the designs' lower quartile. GPU: 1.1e11-7.7e11 on an H100 for designs of a 0.5 s
+#: budget on ten tune sets (0.56-1.3e12 on an H200 for all triplets of 128 sequences), taken
+#: at 2e11. The measurements: docs/tree.md, section 4.
 RATES = {
     ("cpu", "exact"): Rate(cells_per_s=4e7, overhead_s=2e-6),
     ("cpu", "band"): Rate(cells_per_s=5e7),
