@@ -3,8 +3,9 @@
 The optimum of a triplet is found in a *band* of its cube that every alignment
 scoring at least a known lower bound must stay in; the band comes from the three
 pairwise alignments' forward and backward sweeps (Carrillo and Lipman's bound, with
-natural affine gaps). The scores and alignments are those of the full cube, bit for
-bit; only the cells swept differ. docs/engine.md ("Bound-pruned cubes") has the
+natural affine gaps). The scores are those of the full cube, bit for bit, and the
+alignments too where the full path traces its cube whole; beyond its divide-and-conquer
+limit the band's traceback can return another optimum of equal score. docs/engine.md ("Bound-pruned cubes") has the
 argument; the kernels are :mod:`trimsa.triplet._pruned` (CPU) and
 :mod:`trimsa.triplet._gpu_pruned` (GPU).
 
