@@ -91,9 +91,10 @@ class Rate:
 #: pair_rate.log``), taken at 1e8; on the GPU (one thread per pair,
 #: :mod:`trimsa.triplet._gpu_band`) 6.6e10 cells per second on an H200 for the 4.5 million
 #: pairs of 3,000 sequences of about 400 residues (``eval/results/gpu_tests.md``,
-#: 2026-11-29 10:05), taken at 2e10. ``affine-pruned`` is the exact affine engine on
-#: bound-pruned cubes (global mode, :mod:`trimsa.triplet.pruned`), in cube cells per second;
-#: what it sweeps follows how related a triplet is. CPU: 1.4e9-9.2e9 per thread on sampled
+#: 2026-11-29 10:05), taken at 2e10.
+#: ``affine-pruned`` is the exact affine engine on bound-pruned cubes (global mode,
+#: :mod:`trimsa.triplet.pruned`), in cube cells per second; what it sweeps follows how
+#: related a triplet is. CPU: 1.4e9-9.2e9 per thread on sampled
 #: guide-tree designs of nine tune sets (2.5e8-6.6e9 on random triplets), taken at 3e9,
 #: about the designs' lower quartile. GPU: 1.1e11-7.7e11 on an H100 for designs of a 0.5 s
 #: budget on ten tune sets (0.56-1.3e12 on an H200 for all triplets of 128 sequences), taken
