@@ -557,7 +557,8 @@ class Aligner:
         sc = engine.make_profile_scoring(scoring.table, used, scoring.gap_open,
                                          scoring.gap_extend, float(self.terminal))
         hmm = pair_hmm(self.pair_hmm, seqs.alphabet.name, used)
-        source = self.distance_source(seqs)
+        tree_choice = self.tree_choice(seqs)
+        source = tree_choice[0]
         exact = self.exact(seqs)
         if exact == "library" and _exact_bytes(seqs) > EXACT_TRIPLET_BYTES:
             raise OptionError(
@@ -593,7 +594,7 @@ class Aligner:
         with _numba.Precompiler(self._compile_ahead(seqs, source, exact, design, hmm, scoring),
                                 max(0, min(threads - 1, MAX_COMPILE_HELPERS))):
             return self._stages(seqs, codes, sc, hmm, scoring, threads, progress, stages,
-                                source, exact, design)
+                                tree_choice, exact, design)
 
     def _compile_ahead(self, seqs, source, exact, design, hmm, scoring) -> list:
         """The jitted functions this alignment calls, in order, with their argument types
@@ -651,18 +652,20 @@ class Aligner:
             kind += f"; triplet votes on {votes}"
         return kind
 
-    def _stages(self, seqs, codes, sc, hmm, scoring, threads, progress, stages, source, exact,
-                design) -> "AlignmentResult":
-        """The stages of :meth:`align` after its checks: library, guide tree, merges."""
+    def _stages(self, seqs, codes, sc, hmm, scoring, threads, progress, stages, tree_choice,
+                exact, design) -> "AlignmentResult":
+        """The stages of :meth:`align` after its checks: library, guide tree, merges;
+        ``tree_choice`` as :meth:`tree_choice` gave it."""
+        source, tree_budget, why = tree_choice
         with self._workers() as workers:
             library = None
             if design == "all" or source == "pairwise":
                 library = self._library(seqs, codes, sc, hmm, threads, progress, stages,
                                         workers=workers)
             t = time.perf_counter()
-            tree = self._guide_tree(seqs, scoring, threads, source, library, workers, progress)
-            stages.append(self._tree_stage(tree, source, time.perf_counter() - t,
-                                           self.tree_choice(seqs)[2]))
+            tree = self._guide_tree(seqs, scoring, threads, source, tree_budget, library,
+                                    workers, progress)
+            stages.append(self._tree_stage(tree, source, time.perf_counter() - t, why))
             if float(self.triplet_votes) > 0:
                 self._triplet_votes(seqs, codes, scoring, sc, library, threads, progress,
                                     stages)
@@ -953,8 +956,10 @@ class Aligner:
                 return None
             per //= 2
 
-    def _guide_tree(self, seqs, scoring, threads, source, library, workers=None,
+    def _guide_tree(self, seqs, scoring, threads, source, seconds, library, workers=None,
                     progress=None) -> GuideTree:
+        """The guide tree from ``source``; ``seconds``: its triplet or pair-score stage's
+        budget (None: the stage's default)."""
         if source == "given":
             return GuideTree.read(self.guide_tree, seqs.names)
         if source == "kmer":
@@ -963,7 +968,6 @@ class Aligner:
                                     progress=progress)
         if source == "pairwise":
             return self._pairwise_tree(seqs, library)
-        seconds = self.tree_choice(seqs)[1]
         budget = {} if seconds is None else {"time_budget": float(seconds)}
         if source == "triplet" and len(seqs) == 2:   # one tree only, no triplet to score
             return GuideTree(seqs.names, [(0, 1)], np.zeros(3), 2, method=self.method)
